@@ -1,0 +1,18 @@
+"""k-SSC: sparse subspace clustering by nearest neighbour filtering."""
+
+from .estimator import KSSC
+from .metrics import clustering_error, psnr
+from .neighbours import nearest_neighbours
+from .spectral import estimate_n_clusters, ncut, spectral_clustering
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "KSSC",
+    "clustering_error",
+    "estimate_n_clusters",
+    "ncut",
+    "nearest_neighbours",
+    "psnr",
+    "spectral_clustering",
+]

@@ -1,0 +1,65 @@
+"""Input checks shared by the kernels and the estimators."""
+
+import numbers
+
+import numpy as np
+
+
+def check_array_2d(X, name="X", min_samples=1):
+    """Return `X` as a finite float array of shape (n_samples, n_features).
+
+    Raises a ValueError that names the problem (dimension, emptiness, NaN or inf).
+    """
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(
+            f"{name} must be 2-D (n_samples, n_features); got an array of shape {X.shape}. "
+            "Reshape 1-D data with X.reshape(-1, 1) or X.reshape(1, -1)."
+        )
+    if X.shape[0] < min_samples or X.shape[1] == 0:
+        raise ValueError(
+            f"{name} has shape {X.shape}; at least {min_samples} sample(s) and 1 feature are required."
+        )
+    if X.dtype.kind not in "fiub":
+        raise ValueError(f"{name} must be numeric; got dtype {X.dtype}.")
+    X = X.astype(np.result_type(X.dtype, np.float32), copy=False)
+    if not np.isfinite(X).all():
+        bad = np.flatnonzero(~np.isfinite(X).all(axis=1))
+        raise ValueError(
+            f"{name} contains NaN or infinity in {bad.size} row(s), first at row(s) {bad[:5].tolist()}."
+        )
+    return X
+
+
+def normalize_rows(X):
+    """Scale every row of `X` to unit Euclidean norm.
+
+    Rows of zero norm have no direction: they stay zero and are flagged in the returned mask.
+    """
+    norms = np.linalg.norm(X, axis=1)
+    zero = norms == 0
+    scale = np.where(zero, 1.0, norms)
+    return X / scale[:, None], zero
+
+
+def check_n_neighbors(n_neighbors, n_samples):
+    """Check that every point can have `n_neighbors` other points."""
+    if not isinstance(n_neighbors, numbers.Integral) or isinstance(n_neighbors, bool) or n_neighbors < 1:
+        raise ValueError(f"n_neighbors must be a positive integer; got {n_neighbors!r}.")
+    if n_neighbors >= n_samples:
+        raise ValueError(
+            f"n_neighbors={n_neighbors} must be < n_samples={n_samples}: "
+            "each point needs that many other points."
+        )
+    return int(n_neighbors)
+
+
+def check_n_clusters(n_clusters, n_samples):
+    """Check a given number of clusters against the number of samples (None passes)."""
+    if n_clusters is None:
+        return None
+    if not isinstance(n_clusters, numbers.Integral) or isinstance(n_clusters, bool) or n_clusters < 1:
+        raise ValueError(f"n_clusters must be a positive integer or None; got {n_clusters!r}.")
+    if n_clusters > n_samples:
+        raise ValueError(f"n_clusters={n_clusters} must be <= n_samples={n_samples}.")
+    return int(n_clusters)

@@ -1,0 +1,104 @@
+"""k nearest neighbour filtering: for every point, its k most similar *other* points."""
+
+import numpy as np
+
+from ._validation import check_array_2d, check_n_neighbors, normalize_rows
+
+METRICS = ("euclidean", "abs_cosine")
+_BLOCK_BYTES = 128 * 2**20
+
+
+def _similarity(block, X, metric):
+    S = block @ X.T
+    return np.abs(S, out=S) if metric == "abs_cosine" else S
+
+
+def _top_k(S, k, group):
+    """Column indices of the k largest entries of every row of S (unordered).
+
+    Exact two-stage selection: the k largest entries lie in the k column groups (of
+    `group` adjacent columns) with the largest maxima, so a partition of the group maxima
+    and then of k * group candidates replaces a partition of every row (~4x faster).
+    """
+    rows, width = S.shape
+    n_groups = width // group
+    if n_groups <= k:
+        return np.argpartition(S, width - k, axis=1)[:, width - k:]
+    maxima = S.reshape(rows, n_groups, group).max(axis=2)
+    top_groups = np.argpartition(maxima, n_groups - k, axis=1)[:, n_groups - k:]
+    candidates = (top_groups[:, :, None] * group + np.arange(group)).reshape(rows, -1)
+    values = np.take_along_axis(S, candidates, 1)
+    chosen = np.argpartition(values, values.shape[1] - k, axis=1)[:, values.shape[1] - k:]
+    return np.take_along_axis(candidates, chosen, 1)
+
+
+def exact_neighbours(X_unit, n_neighbors, metric="euclidean", block_size=None):
+    """Exact k nearest neighbours of unit-norm rows, by blocked matrix products.
+
+    "euclidean" ranks by signed inner product (Euclidean distance between unit vectors, what
+    the paper's code did); "abs_cosine" by its absolute value (x and -x span the same line).
+    A point is never its own neighbour, also when the data holds exact duplicates: the
+    exclusion is by index. Memory is one block of `block_size` x n_samples similarities.
+
+    Returns (indices, similarities), each (n_samples, n_neighbors), most similar first.
+    """
+    n = X_unit.shape[0]
+    k = n_neighbors
+    group = int(np.clip(np.sqrt(n / k), 1, 128))
+    width = -(-n // group) * group
+    if block_size is None:
+        block_size = int(max(1, min(n, _BLOCK_BYTES // (4 * width))))
+    # The search runs in float32 (twice the BLAS speed); the chosen similarities are
+    # recomputed in the input precision and re-sorted. Zero rows pad the database to whole
+    # groups and are masked out.
+    database = np.zeros((width, X_unit.shape[1]), dtype=np.float32)
+    database[:n] = X_unit
+    indices = np.empty((n, k), dtype=np.int64)
+    sims = np.empty((n, k), dtype=X_unit.dtype)
+    for start in range(0, n, block_size):
+        stop = min(start + block_size, n)
+        S = _similarity(database[start:stop], database, metric)
+        S[:, n:] = -np.inf
+        rows = np.arange(stop - start)
+        S[rows, rows + start] = -np.inf
+        found = _top_k(S, k, group)
+        indices[start:stop] = found
+        sims[start:stop] = np.einsum("ij,ikj->ik", X_unit[start:stop], X_unit[found])
+    if metric == "abs_cosine":
+        sims = np.abs(sims)
+    order = np.argsort(-sims, axis=1, kind="stable")
+    return np.take_along_axis(indices, order, 1), np.take_along_axis(sims, order, 1)
+
+
+def nearest_neighbours(X, n_neighbors, *, metric="euclidean", algorithm="exact", block_size=None,
+                       normalize=True, random_state=None):
+    """The `n_neighbors` most similar other points of every row of `X`.
+
+    Parameters
+    ----------
+    X : array (n_samples, n_features)
+    n_neighbors : int, < n_samples
+    metric : {"euclidean", "abs_cosine"}
+        Euclidean distance between unit-normalised points (signed cosine) or absolute cosine.
+    algorithm : {"exact", "approximate"}
+        Exact blocked search, or an approximate graph index for large data.
+    normalize : bool
+        Normalise rows to unit norm first (the metrics are defined on unit vectors).
+
+    Returns
+    -------
+    indices, similarities : arrays (n_samples, n_neighbors), most similar first.
+    """
+    X = check_array_2d(X, min_samples=2)
+    k = check_n_neighbors(n_neighbors, X.shape[0])
+    if metric not in METRICS:
+        raise ValueError(f"metric must be one of {METRICS}; got {metric!r}.")
+    if normalize:
+        X, _ = normalize_rows(X)
+    if algorithm == "exact":
+        return exact_neighbours(X, k, metric, block_size)
+    if algorithm == "approximate":
+        from ._ann import approximate_neighbours
+
+        return approximate_neighbours(X, k, metric, random_state=random_state)
+    raise ValueError(f"algorithm must be 'exact' or 'approximate'; got {algorithm!r}.")

@@ -1,0 +1,58 @@
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from kssc import spectral
+from kssc.metrics import clustering_error
+from kssc.spectral import estimate_n_clusters, spectral_clustering
+
+
+def _block_graph(sizes, seed=0, noise=0.01):
+    rng = np.random.default_rng(seed)
+    n = sum(sizes)
+    y = np.repeat(np.arange(len(sizes)), sizes)
+    W = rng.random((n, n)) * noise
+    same = y[:, None] == y[None, :]
+    W[same] += rng.random(same.sum())
+    W = np.triu(W, 1)
+    W = W + W.T
+    return sp.csr_matrix(W), y
+
+
+@pytest.mark.parametrize("assign_labels", ["discretize", "kmeans"])
+def test_recovers_blocks(assign_labels):
+    W, y = _block_graph([30, 40, 50])
+    labels = spectral_clustering(W, 3, assign_labels=assign_labels, random_state=0)
+    assert clustering_error(y, labels) == 0.0
+
+
+def test_eigengap_estimates_number_of_blocks():
+    W, _ = _block_graph([25, 25, 30, 20])
+    assert estimate_n_clusters(W) == 4
+    labels = spectral_clustering(W, None, random_state=0)
+    assert np.unique(labels).size == 4
+
+
+def test_sparse_eigensolver_path_agrees_with_dense(monkeypatch):
+    W, y = _block_graph([40, 50, 60], seed=3)
+    P, _ = spectral._normalized_affinity(W)
+    dense_values, _ = spectral.top_eigenvectors(P, 4)
+    monkeypatch.setattr(spectral, "_DENSE_LIMIT", 10)
+    sparse_values, _ = spectral.top_eigenvectors(P, 4, random_state=0)
+    np.testing.assert_allclose(sparse_values, dense_values, atol=1e-8)
+    assert clustering_error(y, spectral_clustering(W, 3, random_state=0)) == 0.0
+
+
+def test_deterministic_given_seed():
+    W, _ = _block_graph([30, 30, 30], noise=0.5, seed=5)
+    a = spectral_clustering(W, 3, random_state=7)
+    b = spectral_clustering(W, 3, random_state=7)
+    np.testing.assert_array_equal(a, b)
+
+
+def test_rejects_asymmetric_and_bad_options():
+    W = sp.csr_matrix(np.array([[0.0, 1.0], [0.5, 0.0]]))
+    with pytest.raises(ValueError, match="symmetric"):
+        spectral_clustering(W, 2)
+    with pytest.raises(ValueError, match="assign_labels"):
+        spectral_clustering(W.T + W, 2, assign_labels="hdbscan")
