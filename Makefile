@@ -10,12 +10,13 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv test test-all bench data figures clean
+.PHONY: help venv test test-all bench data data-verify figures clean
 
 help:
 	@echo "make test      run the default test suite (about 5 minutes)"
 	@echo "make figures   run every experiment whose results are missing or stale, then draw all figures"
 	@echo "make data      download the TIR, Hopkins 155 and Extended Yale B data into data/ (checksummed)"
+	@echo "make data-verify  check the data folder against the recorded checksums"
 	@echo "make bench     print the speed and memory benchmarks"
 	@echo "make test-all  also run the tests marked slow"
 
@@ -38,6 +39,9 @@ bench: $(STAMP)
 
 data: $(STAMP)
 	$(PY) -m kssc.datasets.fetch
+
+data-verify: $(STAMP)
+	$(PY) -m kssc.datasets.fetch --verify
 
 figures: $(STAMP)
 	@echo "make figures: the experiment suite is not wired yet (see the experiment-suite issue)." >&2

@@ -1,0 +1,248 @@
+"""Fetching against a real HTTP server on 127.0.0.1 serving small files the tests make."""
+
+import hashlib
+import http.server
+import io
+import os
+import threading
+import zipfile
+from functools import partial
+from pathlib import Path
+
+import pytest
+
+from kssc.datasets import get_data_dir
+from kssc.datasets._paths import parse_checksums, read_checksums
+from kssc.datasets.fetch import (
+    ChecksumError,
+    DatasetSpec,
+    DownloadError,
+    check_folder,
+    fetch_dataset,
+    fetch_datasets,
+    main,
+    verify_datasets,
+)
+
+FILES = {
+    "a.txt": b"alpha\n" * 100,
+    "sub/b.bin": bytes(range(256)) * 40,
+    "sub/deeper/c.dat": b"gamma",
+}
+
+
+def sha(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def make_zip(path, files, prefix="toy-v1/", extra=True):
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        for rel, data in files.items():
+            zf.writestr(prefix + rel, data)
+        if extra:
+            zf.writestr(prefix + "notes/unlisted.txt", b"not in the checksum list")
+            zf.writestr("__MACOSX/" + prefix + "._a.txt", b"resource fork")
+            zf.writestr("other/a.txt", b"a decoy at another prefix")
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    """Static files, plus /truncated/<file>: announces the full length, sends half."""
+
+    requests = []
+
+    def do_GET(self):
+        type(self).requests.append(self.path)
+        if self.path.startswith("/truncated/"):
+            data = Path(self.directory, self.path.removeprefix("/truncated/")).read_bytes()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data[: len(data) // 2])
+            self.close_connection = True
+            return
+        super().do_GET()
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def server(tmp_path):
+    """(base URL, folder it serves) of an HTTP server on 127.0.0.1."""
+    served = tmp_path / "served"
+    served.mkdir()
+    _Handler.requests = []
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), partial(_Handler, directory=str(served)))
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}", served
+    httpd.shutdown()
+    httpd.server_close()
+    thread.join()
+
+
+@pytest.fixture
+def spec():
+    return DatasetSpec("toy", {rel: sha(data) for rel, data in FILES.items()}, ())
+
+
+def with_sources(spec, *urls):
+    return DatasetSpec(spec.name, spec.checksums, tuple(urls))
+
+
+def leftovers(folder):
+    return sorted(str(p.relative_to(folder)) for p in Path(folder).rglob("*") if p.name.endswith(".part"))
+
+
+def installed(folder):
+    return sorted(str(p.relative_to(folder)) for p in Path(folder).rglob("*") if p.is_file())
+
+
+def test_fetch_zip_lays_out_and_verifies(server, spec, tmp_path):
+    base, served = server
+    make_zip(served / "toy.zip", FILES)
+    target = tmp_path / "data" / "toy"
+    assert fetch_dataset(with_sources(spec, f"{base}/toy.zip"), target, progress=False) == target
+    assert installed(target) == sorted(FILES)
+    for rel, data in FILES.items():
+        assert (target / rel).read_bytes() == data
+    assert check_folder(spec, target).ok
+
+
+def test_rerun_skips_present_files(server, spec, tmp_path):
+    base, served = server
+    make_zip(served / "toy.zip", FILES)
+    target = tmp_path / "toy"
+    fetch_dataset(with_sources(spec, f"{base}/toy.zip"), target, progress=False)
+    assert len(_Handler.requests) == 1
+    fetch_dataset(with_sources(spec, f"{base}/toy.zip"), target, progress=False)
+    assert len(_Handler.requests) == 1
+    fetch_dataset(with_sources(spec, "http://127.0.0.1:9/unreachable.zip"), target, progress=False)
+
+
+def test_wrong_existing_file_is_replaced(server, spec, tmp_path):
+    base, served = server
+    make_zip(served / "toy.zip", FILES)
+    target = tmp_path / "toy"
+    (target / "sub").mkdir(parents=True)
+    (target / "sub" / "b.bin").write_bytes(b"stale")
+    report = check_folder(spec, target)
+    assert report.mismatched[0][0] == "sub/b.bin" and len(report.missing) == 2
+    fetch_dataset(with_sources(spec, f"{base}/toy.zip"), target, progress=False)
+    assert (target / "sub" / "b.bin").read_bytes() == FILES["sub/b.bin"]
+
+
+def test_corrupt_member_raises_and_leaves_nothing(server, spec, tmp_path):
+    base, served = server
+    corrupt = dict(FILES, **{"sub/b.bin": FILES["sub/b.bin"][:-1] + b"X"})
+    make_zip(served / "corrupt.zip", corrupt)
+    target = tmp_path / "toy"
+    with pytest.raises(ChecksumError) as info:
+        fetch_dataset(with_sources(spec, f"{base}/corrupt.zip"), target, progress=False)
+    message = str(info.value)
+    assert str(target / "sub" / "b.bin") in message
+    assert sha(FILES["sub/b.bin"]) in message and sha(corrupt["sub/b.bin"]) in message
+    assert info.value.expected == sha(FILES["sub/b.bin"])
+    assert installed(target) == [] and leftovers(tmp_path) == []
+
+
+def test_single_file_dataset_raw_download(server, tmp_path):
+    base, served = server
+    data = b"MATLAB 5.0 MAT-file, pretend" * 50
+    (served / "lib.mat").write_bytes(data)
+    (served / "bad.mat").write_bytes(data[:-3] + b"xyz")
+    one = DatasetSpec("one", {"lib.mat": sha(data)}, (f"{base}/lib.mat",))
+    fetch_dataset(one, tmp_path / "one", progress=False)
+    assert (tmp_path / "one" / "lib.mat").read_bytes() == data
+    with pytest.raises(ChecksumError, match=r"lib\.mat.*expected sha256 [0-9a-f]{64}, got [0-9a-f]{64}"):
+        fetch_dataset(with_sources(one, f"{base}/bad.mat"), tmp_path / "other", progress=False)
+    assert installed(tmp_path / "other") == [] and leftovers(tmp_path) == []
+
+
+def test_truncated_transfer_raises_and_leaves_nothing(server, spec, tmp_path):
+    base, served = server
+    make_zip(served / "toy.zip", FILES)
+    target = tmp_path / "toy"
+    with pytest.raises(DownloadError, match=r"truncated, received \d+ of \d+ bytes"):
+        fetch_dataset(with_sources(spec, f"{base}/truncated/toy.zip"), target, progress=False)
+    assert installed(target) == [] and leftovers(tmp_path) == []
+
+
+def test_truncated_archive_raises_and_leaves_nothing(server, spec, tmp_path):
+    base, served = server
+    buffer = io.BytesIO()
+    make_zip(buffer, FILES)
+    (served / "half.zip").write_bytes(buffer.getvalue()[: len(buffer.getvalue()) // 2])
+    target = tmp_path / "toy"
+    with pytest.raises(DownloadError, match="not a zip archive"):
+        fetch_dataset(with_sources(spec, f"{base}/half.zip"), target, progress=False)
+    assert installed(target) == [] and leftovers(tmp_path) == []
+
+
+def test_falls_back_to_next_source(server, spec, tmp_path):
+    base, served = server
+    make_zip(served / "part1.zip", {"a.txt": FILES["a.txt"]}, extra=False)
+    make_zip(served / "all.zip", FILES, prefix="repo-abc/data/toy/")
+    sources = with_sources(spec, f"{base}/missing.zip", f"{base}/part1.zip", f"{base}/all.zip")
+    fetch_dataset(sources, tmp_path / "toy", progress=False)
+    assert check_folder(spec, tmp_path / "toy").ok
+
+
+def test_all_sources_failing_lists_them(server, spec, tmp_path):
+    base, _ = server
+    with pytest.raises(DownloadError) as info:
+        fetch_dataset(with_sources(spec, f"{base}/nope.zip"), tmp_path / "toy", progress=False)
+    assert "HTTP 404" in str(info.value) and f"{base}/nope.zip" in str(info.value)
+
+
+def test_progress_on_stderr(server, spec, tmp_path, capsys):
+    base, served = server
+    make_zip(served / "toy.zip", FILES)
+    fetch_dataset(with_sources(spec, f"{base}/toy.zip"), tmp_path / "toy", progress=True)
+    err = capsys.readouterr().err
+    assert "MB" in err and "3 of 3 file(s) to fetch" in err
+
+
+def test_recorded_checksum_lists():
+    assert len(read_checksums("tir")) == 1
+    assert len(read_checksums("hopkins155")) == 157
+    assert len(read_checksums("yaleb")) == 2508
+    assert parse_checksums(f"{'0' * 64} *x/y.bin\n\n") == {"x/y.bin": "0" * 64}
+    with pytest.raises(ValueError, match="line 1"):
+        parse_checksums("abc  file\n")
+
+
+def test_cli_fetches_tir_and_verifies(server, tmp_path, monkeypatch, capsys):
+    """End to end with the real TIR checksum, served from a copy of the real file."""
+    source = Path(os.environ.get("KSSC_DATA_DIR") or get_data_dir()) / "tir" / "TIRlib.mat"
+    if not source.is_file():
+        if os.environ.get("KSSC_DATA_DIR"):
+            pytest.fail(f"{source} missing although KSSC_DATA_DIR is set")
+        pytest.skip("TIR data not present")
+    base, served = server
+    (served / "TIRlib.mat").write_bytes(source.read_bytes())
+    data = tmp_path / "data"
+    assert main(["--data-dir", str(data), "--quiet", "--url", f"tir={base}/TIRlib.mat", "tir"]) == 0
+    assert (data / "tir" / "TIRlib.mat").read_bytes() == source.read_bytes()
+    assert main(["--data-dir", str(data), "--verify", "tir"]) == 0
+    assert "tir: OK" in capsys.readouterr().out
+
+    monkeypatch.setenv("KSSC_TIR_URL", f"{base}/does-not-matter")
+    assert fetch_datasets(["tir"], data, progress=False) == {"tir": data / "tir"}  # present: no download
+
+    (data / "tir" / "TIRlib.mat").write_bytes(b"broken")
+    assert main(["--data-dir", str(data), "--verify", "tir"]) == 1
+    out = capsys.readouterr().out
+    assert "corrupt: TIRlib.mat" in out and sha(b"broken") in out
+
+
+def test_cli_verify_reports_missing(tmp_path, capsys):
+    assert main(["--data-dir", str(tmp_path), "--verify", "hopkins155"]) == 1
+    assert "157 missing" in capsys.readouterr().out
+    report = verify_datasets(["yaleb"], tmp_path)["yaleb"]
+    assert len(report.missing) == 2508 and not report.ok
+
+
+def test_cli_rejects_unknown_dataset(tmp_path, capsys):
+    assert main(["--data-dir", str(tmp_path), "mnist"]) == 1
+    assert "unknown data set" in capsys.readouterr().err
