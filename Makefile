@@ -36,6 +36,7 @@ test-all: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench_kssc.py
+	$(PY) benchmarks/bench_baselines.py
 
 data: $(STAMP)
 	$(PY) -m kssc.datasets.fetch

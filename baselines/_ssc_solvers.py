@@ -1,0 +1,322 @@
+"""Solvers for SSC over the full N x N coefficient matrix (rows convention).
+
+Both solve  min_C lam * ||C||_1 + 1/2 * ||X - C X||_F^2,  diag(C) = 0  (optionally C >= 0),
+where row i of C rebuilds point i (the transpose of the paper's Z). `column_wise=False` is
+one solver over the whole matrix with shared step constants and a stopping rule on totals
+(the authors' `ssc_relaxed` / `ssc_exact`); `column_wise=True` gives every point its own
+constants and stopping rule (`ssc_relaxed_par` / `ssc_exact_par`), still computed as whole
+matrix products over the points that have not stopped yet.
+
+Both first replace X by an N x r factor F with the same Gram matrix, r = rank(X)
+(`row_space_factor`). FISTA's smooth part then goes through whichever product is cheaper:
+with the N x N Gram matrix K one product C K per step (N^3), or one C F and one R F^T
+(2 N^2 r) when r < N / 2. Once C is sparse enough the product with it is a sparse one.
+Work arrays are allocated once: fresh N x N temporaries cost more than the arithmetic on them.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+from threadpoolctl import threadpool_limits
+
+# Below this fraction of non-zeros, C @ K is computed as a sparse-dense product.
+_SPARSE_BELOW = 0.05
+# Products smaller than this many multiply-adds run on one BLAS thread: for them thread
+# start-up and contention cost more than they save (as scikit-learn's KMeans does).
+_SINGLE_THREAD_BELOW = 2**24
+
+
+def _blas_threads(n, width):
+    return threadpool_limits(limits=1 if n * n * width < _SINGLE_THREAD_BELOW else None,
+                             user_api="blas")
+
+
+def _rowdot(A, B):
+    """Row-wise inner products (a batched matmul is several times faster than einsum here)."""
+    return np.matmul(A[:, None, :], B[:, :, None])[:, 0, 0]
+
+
+def _take(A, rows):
+    """A[rows] without a copy when `rows` is every row in order (the shared-step solvers)."""
+    return A if len(rows) == A.shape[0] else A[rows]
+
+
+def _product(C, B, out):
+    """out = C @ B, as a sparse product when C is mostly zeros."""
+    nnz = np.count_nonzero(C)
+    if nnz <= _SPARSE_BELOW * C.size:
+        rows, cols = np.nonzero(C)
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=C.shape[0]))])
+        sparse = sp.csr_matrix((C[rows, cols], cols, indptr), shape=C.shape)
+        out[...] = sparse @ B
+    else:
+        np.matmul(C, B, out=out)
+    return out
+
+
+class _GramSmooth:
+    """f(C) = 1/2 ||X - C X||^2 through K = X X^T; the cached product is M = C K."""
+
+    def __init__(self, X):
+        self.K = X @ X.T
+        self.sq_norms = np.diag(self.K).copy()
+        self.width = self.K.shape[0]
+
+    def apply(self, C, rows, out):
+        return _product(C, self.K, out)
+
+    def value(self, C, M, rows):
+        return 0.5 * _rowdot(C, M) - _rowdot(C, _take(self.K, rows)) + 0.5 * self.sq_norms[rows]
+
+    def curvature(self, C, M):
+        """||c X||^2 of every row c of C."""
+        return _rowdot(C, M)
+
+    def gradient(self, M, rows, out):
+        return np.subtract(M, _take(self.K, rows), out=out)
+
+
+class _FeatureSmooth:
+    """f(C) = 1/2 ||X - C X||^2 through the features; the cached product is M = C X."""
+
+    def __init__(self, X):
+        self.X = X
+        self.width = X.shape[1]
+
+    def apply(self, C, rows, out):
+        return _product(C, self.X, out)
+
+    def value(self, C, M, rows):
+        R = _take(self.X, rows) - M
+        return 0.5 * _rowdot(R, R)
+
+    def curvature(self, C, M):
+        """||c X||^2 of every row c of C."""
+        return _rowdot(M, M)
+
+    def gradient(self, M, rows, out):
+        return np.matmul(M - _take(self.X, rows), self.X.T, out=out)
+
+
+def _zero_self(C, rows):
+    C[np.arange(len(rows)), rows] = 0.0
+    return C
+
+
+def _prox_inplace(V, threshold, positive):
+    """V <- prox of threshold * ||.||_1 (+ indicator(V >= 0) when `positive`), in place."""
+    if positive:
+        V -= threshold
+        return np.maximum(V, 0.0, out=V)
+    magnitude = np.abs(V)
+    magnitude -= threshold
+    np.maximum(magnitude, 0.0, out=magnitude)
+    return np.copysign(magnitude, V, out=V)
+
+
+def ssc_fista(X, lam, *, positive=True, column_wise=False, tol=1e-6, max_iter=200, rho0=1.0,
+              growth=1.1):
+    """FISTA with backtracking for SSC (protocol 1.5).
+
+    Constants of the authors' code: rho_0 = 1, growth 1.1, stop when the objective changes
+    by at most `tol` (the total objective, or each point's own with `column_wise`).
+
+    Returns (C dense (n, n), n_iter (n,), converged (n,) bool).
+    """
+    with _blas_threads(*X.shape):
+        return _ssc_fista(X, lam, positive, column_wise, tol, max_iter, rho0, growth)
+
+
+def _ssc_fista(X, lam, positive, column_wise, tol, max_iter, rho0, growth):
+    X = row_space_factor(X)
+    n, r = X.shape
+    smooth = _FeatureSmooth(X) if 2 * r < n else _GramSmooth(X)
+    coef = np.zeros((n, n))
+    n_iter = np.full(n, max_iter, dtype=np.int64)
+    converged = np.zeros(n, dtype=bool)
+
+    act = np.arange(n)
+    C, C_prev, J, G, T = (np.zeros((n, n)) for _ in range(5))
+    M, M_prev, MJ = (np.zeros((n, smooth.width)) for _ in range(3))
+    alpha = np.ones(n) if column_wise else 1.0
+    rho = np.full(n, float(rho0))
+    F_prev = np.full(n, np.inf)
+
+    def total(v):
+        """A per-point quantity, or the total over all points for the shared-step solver."""
+        return v if column_wise else np.full(len(v), v.sum())
+
+    def trial(rows):
+        """Prox-gradient point of the given rows (a slice or indices) and its model terms."""
+        full = isinstance(rows, slice)
+        Cr = C if full else np.empty((len(rows), n))
+        Tr = T if full else np.empty((len(rows), n))
+        np.divide(G[rows], -rho[rows, None], out=Cr)
+        Cr += J[rows]
+        _zero_self(_prox_inplace(Cr, (lam / rho[rows])[:, None], positive), act[rows])
+        Mr = smooth.apply(Cr, act[rows], M if full else np.empty((len(Cr), smooth.width)))
+        np.subtract(Cr, J[rows], out=Tr)
+        if not full:
+            C[rows], M[rows] = Cr, Mr
+        f_C[rows] = smooth.value(Cr, Mr, act[rows])
+        lin[rows] = _rowdot(Tr, G[rows])
+        sq[rows] = _rowdot(Tr, Tr)
+
+    def first_step(rho):
+        """The backtracking of the first step (J = 0) in one product.
+
+        At J = 0 the trial point is B / rho with B = prox(-G, lam), and F <= Q reads
+        rho >= ||B X||^2 / ||B||^2, so the smallest rho0 * growth^m passing the test is
+        known from the trial at rho0; C, M and the model terms are rescaled to it.
+        """
+        ratio = total(smooth.curvature(C, M)) / np.maximum(total(sq), np.finfo(float).tiny)
+        steps = np.ceil(np.log(np.maximum(ratio / rho, 1.0)) / np.log(growth))
+        scale = growth**steps
+        rho *= scale
+        C[...] /= scale[:, None]
+        M[...] /= scale[:, None]
+        f_C[:] = smooth.value(C, M, act)
+        lin[:] = lin / scale
+        sq[:] = sq / scale**2
+
+    for it in range(1, max_iter + 1):
+        smooth.gradient(MJ, act, out=G)
+        f_j = smooth.value(J, MJ, act)
+        C, C_prev, M, M_prev = C_prev, C, M_prev, M
+        f_C, lin, sq = np.empty(len(act)), np.empty(len(act)), np.empty(len(act))
+        # Backtracking on the rows whose quadratic model still underestimates F (all rows
+        # together for the shared step).
+        trial(slice(None))
+        if it == 1:
+            first_step(rho)
+        while True:
+            Q = f_j + lin + 0.5 * rho * sq
+            bad = total(f_C) > total(Q) + 1e-12 * np.abs(total(Q))
+            if not bad.any():
+                break
+            rows = slice(None) if bad.all() else np.flatnonzero(bad)
+            rho[rows] *= growth
+            trial(rows)
+        F = lam * (C.sum(axis=1) if positive else np.abs(C, out=T).sum(axis=1)) + f_C
+
+        alpha_new = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * alpha**2))
+        beta = (alpha - 1.0) / alpha_new
+        beta = beta[:, None] if column_wise else beta
+        alpha = alpha_new
+        # J = C + beta (C - C_prev), into J's own buffer.
+        np.subtract(C, C_prev, out=J)
+        J *= beta
+        J += C
+        np.subtract(M, M_prev, out=MJ)
+        MJ *= beta
+        MJ += M
+
+        if column_wise:
+            done = np.abs(F - F_prev) <= tol
+        else:
+            done = np.full(len(act), abs(F.sum() - F_prev.sum()) <= tol)
+        F_prev = F
+        if done.any():
+            finished = act[done]
+            coef[finished] = C[done]
+            n_iter[finished] = it
+            converged[finished] = True
+            keep = ~done
+            act = act[keep]
+            if act.size == 0:
+                break
+            C, C_prev, J, G, T = C[keep], C_prev[keep], J[keep], G[keep], T[keep]
+            M, M_prev, MJ = M[keep], M_prev[keep], MJ[keep]
+            rho, F_prev, alpha = rho[keep], F_prev[keep], alpha[keep]
+    if act.size:
+        coef[act] = C
+    return coef, n_iter, converged
+
+
+def row_space_factor(X):
+    """F (n, r) with F F^T = X X^T up to rounding, r the numerical rank of X.
+
+    The SSC objectives see X only through X X^T (the noise and multiplier of the exact model
+    stay in the row space of X), so F can replace X: products cost r instead of D per entry,
+    a large saving on low-rank data such as TIR (r = 15 for D = 321). F comes from the
+    eigen-decomposition of the smaller of X^T X and X X^T; directions whose eigenvalue is
+    below max(n, d) * eps of the largest add nothing to X X^T at double precision.
+    """
+    n, d = X.shape
+    values, vectors = np.linalg.eigh(X.T @ X if d <= n else X @ X.T)
+    keep = values > max(values[-1], 0.0) * max(n, d) * np.finfo(float).eps
+    if not keep.any():
+        return np.zeros((n, 1))
+    if d <= n:
+        return X @ vectors[:, keep]
+    return vectors[:, keep] * np.sqrt(values[keep])
+
+
+def ssc_ladmpsap(X, lam, *, positive=True, column_wise=False, tol_primal=1e-3, tol_change=1e-4,
+                 max_iter=200, mu0=None, mu_max=1.0, growth=1.1):
+    """Linearised ADMM for exact SSC (protocol 1.6):
+    min lam ||C||_1 + 1/2 ||E||^2  s.t.  X = C X + E, diag(C) = 0.
+
+    Constants of the authors' code: rho = 1.2 ||X||_2^2, mu_max = 1, mu_0 = 0.5 (`ssc_exact`)
+    or 0.1 (`ssc_exact_par`, `column_wise`), e updated with the new C, stopping tests
+    normalised by ||X||_F, the change test with sqrt(rho) on the C term only.
+
+    Returns (C dense (n, n), n_iter (n,), converged (n,) bool).
+    """
+    if mu0 is None:
+        mu0 = 0.1 if column_wise else 0.5
+    with _blas_threads(*X.shape):
+        return _ssc_ladmpsap(X, lam, positive, column_wise, tol_primal, tol_change, max_iter,
+                             mu0, mu_max, growth)
+
+
+def _ssc_ladmpsap(X, lam, positive, column_wise, tol_primal, tol_change, max_iter, mu0, mu_max,
+                  growth):
+    n = X.shape[0]
+    Xr = row_space_factor(X)
+    spectral_sq = max(np.linalg.norm(Xr, 2) ** 2, np.finfo(float).tiny)
+    rho = 1.2 * spectral_sq
+    norm = max(np.linalg.norm(Xr), np.finfo(float).tiny)
+
+    coef = np.zeros((n, n))
+    n_iter = np.full(n, max_iter, dtype=np.int64)
+    converged = np.zeros(n, dtype=bool)
+    act = np.arange(n)
+    C = np.zeros((n, n))
+    CX = np.zeros_like(Xr)
+    E = np.zeros_like(Xr)
+    Y = np.zeros_like(Xr)
+    mu = np.full(n, float(mu0))
+
+    def total(v):
+        return v if column_wise else np.full(len(v), v.sum())
+
+    for it in range(1, max_iter + 1):
+        Xa = _take(Xr, act)
+        grad = (CX - Xa + E + Y / mu[:, None]) @ Xr.T
+        C_new = _zero_self(_prox_inplace(C - (mu / rho)[:, None] * grad, lam / rho, positive), act)
+        CX_new = _product(C_new, Xr, np.empty((len(act), Xr.shape[1])))
+        E_new = (Xa - CX_new - Y / mu[:, None]) / (1.0 / mu + 1.0)[:, None]
+        dC = C_new - C
+        dE = E_new - E
+        primal_res = CX_new - Xa + E_new
+        change = mu * np.maximum(np.sqrt(rho * total(_rowdot(dC, dC))),
+                                 np.sqrt(total(_rowdot(dE, dE)))) / norm
+        primal = np.sqrt(total(_rowdot(primal_res, primal_res))) / norm
+        C, CX, E = C_new, CX_new, E_new
+        Y = Y + mu[:, None] * primal_res
+        mu = np.minimum(mu_max, np.where(change < tol_change, growth, 1.0) * mu)
+
+        done = (primal < tol_primal) & (change < tol_change)
+        if done.any():
+            finished = act[done]
+            coef[finished] = C[done]
+            n_iter[finished] = it
+            converged[finished] = True
+            keep = ~done
+            act = act[keep]
+            if act.size == 0:
+                break
+            C, CX, E, Y, mu = C[keep], CX[keep], E[keep], Y[keep], mu[keep]
+    if act.size:
+        coef[act] = C
+    return coef, n_iter, converged
