@@ -11,7 +11,7 @@ from .neighbours import METRICS, nearest_neighbours
 from .representation import SOLVERS, coefficients_to_sparse, kssc_coefficients
 
 # Above this many points `neighbor_algorithm="auto"` switches to the approximate index.
-APPROXIMATE_FROM = 200_000
+APPROXIMATE_FROM = 50_000
 
 
 class KSSC(SelfExpressiveClustering):
@@ -39,7 +39,7 @@ class KSSC(SelfExpressiveClustering):
     metric : {"euclidean", "abs_cosine"}
         Neighbours by Euclidean distance of unit vectors (the paper's code) or |cosine|.
     neighbor_algorithm : {"auto", "exact", "approximate"}
-        "auto" uses exact blocked search below 200,000 points and an approximate index above.
+        "auto" uses exact blocked search below 50,000 points and an approximate index above.
     assign_labels : {"discretize", "kmeans"}
         N-Cut's Yu-Shi discretisation (the paper's code) or k-means on the embedding.
     tol, max_iter : stopping rule of the coefficient solver (FISTA: objective change).

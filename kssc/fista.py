@@ -44,6 +44,9 @@ def solve_lasso_fista(gram, corr, sq_norms, lam, *, positive=True, tol=1e-6, max
     alpha = np.ones(n)
     rho = np.full(n, float(rho0))
     F_prev = np.full(n, np.inf)
+    # Finished problems are masked out and the arrays compacted only once half are done:
+    # copying every array whenever any problem finishes cost a quarter of the run time.
+    live = np.ones(n, dtype=bool)
 
     for it in range(1, max_iter + 1):
         grad = Gj - b
@@ -71,20 +74,24 @@ def solve_lasso_fista(gram, corr, sq_norms, lam, *, positive=True, tol=1e-6, max
         Gj = Gz + beta * (Gz - Gz_prev)
         alpha = alpha_new
 
-        done = np.abs(F - F_prev) <= tol
+        done = (np.abs(F - F_prev) <= tol) & live
         F_prev = F
         if done.any():
             finished = act[done]
             coef[finished] = z[done]
             n_iter[finished] = it
             converged[finished] = True
-            keep = ~done
-            act = act[keep]
-            if act.size == 0:
+            live &= ~done
+            if not live.any():
+                act = act[live]
                 break
-            G, b, c, lam_a = G[keep], b[keep], c[keep], lam_a[keep]
-            z, Gz, z_prev, Gz_prev = z[keep], Gz[keep], z_prev[keep], Gz_prev[keep]
-            j, Gj, alpha, rho, F_prev = j[keep], Gj[keep], alpha[keep], rho[keep], F_prev[keep]
+            if live.sum() <= live.size // 2:
+                keep = live
+                act = act[keep]
+                G, b, c, lam_a = G[keep], b[keep], c[keep], lam_a[keep]
+                z, Gz, z_prev, Gz_prev = z[keep], Gz[keep], z_prev[keep], Gz_prev[keep]
+                j, Gj, alpha, rho, F_prev = j[keep], Gj[keep], alpha[keep], rho[keep], F_prev[keep]
+                live = np.ones(act.size, dtype=bool)
     if act.size:
-        coef[act] = z
+        coef[act[live]] = z[live]
     return coef, n_iter, converged
