@@ -10,11 +10,12 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv test test-all bench data data-verify figures clean
+.PHONY: help venv test test-all bench data data-verify figures plots report clean
 
 help:
 	@echo "make test      run the default test suite (about 5 minutes)"
-	@echo "make figures   run every experiment whose results are missing or stale, then draw all figures"
+	@echo "make figures   run every experiment whose results are missing or stale, then draw all figures (PROFILE=default|paper|smoke)"
+	@echo "make plots     redraw every figure from results/*.csv only"
 	@echo "make data      download the TIR, Hopkins 155 and Extended Yale B data into data/ (checksummed)"
 	@echo "make data-verify  check the data folder against the recorded checksums"
 	@echo "make bench     print the speed and memory benchmarks"
@@ -44,9 +45,19 @@ data: $(STAMP)
 data-verify: $(STAMP)
 	$(PY) -m kssc.datasets.fetch --verify
 
+# Runs every experiment whose results/<name>.csv is missing or stale (config or result code
+# changed since it was computed: fingerprints in results/FINGERPRINTS.json), then draws every
+# figure from the CSVs and writes results/REPORT.md. PROFILE=paper runs the full protocol.
+PROFILE ?= default
+
 figures: $(STAMP)
-	@echo "make figures: the experiment suite is not wired yet (see the experiment-suite issue)." >&2
-	@exit 1
+	$(PY) -m experiments.suite --profile $(PROFILE)
+
+plots: $(STAMP)
+	$(PY) -m experiments.plot
+
+report: $(STAMP)
+	$(PY) -m experiments.report
 
 clean:
 	@read -r -p "Remove .venv and Python caches (results/ and figures/ are kept)? [y/N] " answer; \

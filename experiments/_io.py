@@ -1,0 +1,176 @@
+"""Files the experiments write: atomic CSV/JSON writes, the resumable checkpoint, the sidecar.
+
+Nothing in `results/` is ever half-written: every file is written to a temporary file in
+the same folder and moved into place with `os.replace`, which is atomic on POSIX.
+"""
+
+import datetime as _dt
+import hashlib
+import importlib.metadata
+import json
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+from omegaconf import OmegaConf
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+PACKAGES = ("numpy", "scipy", "scikit-learn", "kssc", "hydra-core", "pandas", "joblib", "matplotlib")
+
+
+def _atomic_write(path, write):
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", newline="") as handle:
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp creates 0600; give the file normal permissions
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_csv(frame, path):
+    """Write a DataFrame as CSV, atomically."""
+    _atomic_write(path, lambda handle: frame.to_csv(handle, index=False))
+
+
+def write_text(text, path):
+    """Write a text file, atomically."""
+    _atomic_write(path, lambda handle: handle.write(text))
+
+
+def write_json(obj, path):
+    """Write JSON (indented, NaN allowed), atomically."""
+    write_text(json.dumps(obj, indent=2, sort_keys=False, default=str) + "\n", path)
+
+
+def config_hash(obj):
+    """Stable short hash of a JSON-serialisable config: decides whether a checkpoint resumes."""
+    blob = json.dumps(obj, sort_keys=True, default=str).encode()
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def git_revision():
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True,
+                             text=True, timeout=10, check=True)
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def package_versions():
+    versions = {}
+    for name in PACKAGES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def now():
+    return _dt.datetime.now(_dt.timezone.utc).astimezone().isoformat(timespec="seconds")
+
+
+def write_meta(cfg, path, *, started, wall_time, extra=None):
+    """The sidecar of one results CSV: config, versions, git revision, machine, timing."""
+    config = cfg if isinstance(cfg, dict) else OmegaConf.to_container(cfg, resolve=True)
+    meta = {
+        "experiment": config.get("experiment", {}).get("name"),
+        "config": config,
+        "packages": package_versions(),
+        "git_revision": git_revision(),
+        "cpu_count": os.cpu_count(),
+        "started": started,
+        "finished": now(),
+        "wall_time_s": round(wall_time, 3),
+    }
+    meta.update(extra or {})
+    write_json(meta, path)
+
+
+class Checkpoint:
+    """Append-only JSON-lines log of finished trials, so a killed run can resume.
+
+    Line 1 is a header holding the config hash; each further line is one finished task
+    (`{"key": ..., "rows": [...]}`), flushed and fsynced as soon as the task ends. A file
+    whose hash differs from the current config's (or `restart=True`) is discarded.
+    """
+
+    def __init__(self, path, chash, restart=False):
+        self.path = Path(path)
+        self.chash = chash
+        self.done = {}
+        if restart:
+            self.path.unlink(missing_ok=True)
+        self._load()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fresh = not self.path.exists()
+        self._handle = open(self.path, "a")
+        if fresh:
+            self._write({"config_hash": chash, "created": now()})
+
+    def _load(self):
+        if not self.path.exists():
+            return
+        with open(self.path) as handle:
+            lines = handle.read().splitlines()
+        try:
+            header = json.loads(lines[0]) if lines else {}
+        except json.JSONDecodeError:
+            header = {}
+        if header.get("config_hash") != self.chash:
+            self.path.unlink()
+            return
+        for line in lines[1:]:
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:  # a line cut short by the kill
+                continue
+            self.done[entry["key"]] = entry["rows"]
+        # Rewrite without a possibly truncated last line, so appends start on a clean line.
+        body = [json.dumps({"config_hash": self.chash, "created": header.get("created")})]
+        body += [json.dumps({"key": key, "rows": rows}) for key, rows in self.done.items()]
+        write_text("\n".join(body) + "\n", self.path)
+
+    def _write(self, entry):
+        self._handle.write(json.dumps(entry, default=_json_default) + "\n")
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+
+    def add(self, key, rows):
+        self.done[key] = rows
+        self._write({"key": key, "rows": rows})
+
+    def close(self):
+        self._handle.close()
+
+    def remove(self):
+        self.close()
+        self.path.unlink(missing_ok=True)
+        try:
+            self.path.parent.rmdir()  # only when no other experiment's checkpoint is there
+        except OSError:
+            pass
+
+
+def _json_default(value):
+    if hasattr(value, "item"):
+        return value.item()
+    return str(value)
+
+
+def read_results(results_dir, name):
+    """The CSV of experiment `name`, or None when it has not been run."""
+    path = Path(results_dir) / f"{name}.csv"
+    return pd.read_csv(path) if path.exists() else None

@@ -1,0 +1,47 @@
+"""Figure:runtime_wrt_cores (protocol 3.11): time of the column-parallel solvers vs cores.
+
+N = 1000 (N_i = 200), D = 500; the same data set for every core count. "c cores" means
+BLAS limited to c threads (threadpoolctl) and, for estimators with an `n_jobs` parameter,
+n_jobs = c (the MATLAB code varied its parfor pool size). Each method is first fitted once,
+untimed, on a small slice, so worker start-up is not timed (MATLAB's pool was opened
+before its tic).
+"""
+
+import os
+
+from threadpoolctl import threadpool_limits
+
+from ._runner import (accepts, fit_method, method_seed, check_config, run_experiment,
+                      trial_seed)
+from .runtime_n import runtime_data, warm_up
+
+
+def core_counts(exp):
+    return list(exp.cores) if exp.cores is not None else list(range(1, (os.cpu_count() or 1) + 1))
+
+
+def tasks(exp):
+    return [({"cores": c}, t) for t in range(exp.trials) for c in core_counts(exp)]
+
+
+def trial(context, cell, trial, seed):
+    exp = context["experiment"]
+    # One data set per trial, shared by every core count.
+    shared = trial_seed(context["seed"], {"n_per_subspace": exp["n_per_subspace"]}, trial)
+    X, y = runtime_data(exp, exp["n_per_subspace"], shared)
+    cores = cell["cores"]
+    rows = []
+    with threadpool_limits(limits=cores):
+        for name, method_cfg in context["methods"].items():
+            params = {"n_jobs": cores} if accepts(method_cfg, "n_jobs") else {}
+            warm_up(name, method_cfg, X, y, **params)
+            rows.append(fit_method(name, method_cfg, X, y, n_clusters=len(set(y)),
+                                   random_state=method_seed(shared), **params))
+    for row in rows:
+        row.update(N=len(y), D=exp["ambient_dim"], data_seed=shared)
+    return rows
+
+
+def run(cfg, **kwargs):
+    cfg = check_config(cfg)
+    return run_experiment(cfg, tasks(cfg.experiment), trial, **kwargs)

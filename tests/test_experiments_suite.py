@@ -1,0 +1,26 @@
+"""`make figures`' driver: runs what is missing or stale, skips what is current."""
+
+import json
+
+from experiments import suite
+
+
+def test_suite_skips_current_results_and_reruns_stale(tmp_path, capsys, monkeypatch):
+    results, figures = tmp_path / "results", tmp_path / "figures"
+    args = ["--profile", "smoke", "--only", "complexity", "--results", str(results),
+            "--figures", str(figures)]
+    suite.main(args)
+    assert (results / "complexity.csv").exists() and (results / "REPORT.md").exists()
+    assert any(figures.glob("*.png"))
+    record = json.loads((results / suite.FINGERPRINTS).read_text())
+    first_mtime = (results / "complexity.csv").stat().st_mtime_ns
+    capsys.readouterr()
+
+    suite.main(args)
+    assert "complexity: results current" in capsys.readouterr().out
+    assert (results / "complexity.csv").stat().st_mtime_ns == first_mtime
+
+    monkeypatch.setattr(suite, "code_digest", lambda: "changed-code")
+    suite.main(args)
+    assert "complexity: running" in capsys.readouterr().out
+    assert json.loads((results / suite.FINGERPRINTS).read_text())["complexity"] != record["complexity"]
