@@ -3,8 +3,8 @@
 Runs every experiment whose results are missing or stale, then draws every figure from the
 CSVs and writes results/REPORT.md. An experiment's results are current when
 results/<name>.csv exists and the fingerprint recorded beside it matches the composed
-config and the code that computes results (kssc/, baselines/, experiments/ but for the
-plotting and report modules). So a fresh clone with the committed results redraws the
+config and the code that computes its results (kssc/, baselines/, the experiment machinery
+and its own module; see `result_sources`). So a fresh clone with the committed results redraws the
 figures without recomputing, and any change to a config or to that code reruns what it
 touches.
 
@@ -14,6 +14,7 @@ Usage: python -m experiments.suite [--profile default] [--only NAME ...] [--forc
 import argparse
 import hashlib
 import json
+import re
 from pathlib import Path
 
 from hydra import compose, initialize_config_dir
@@ -22,19 +23,37 @@ from experiments import _io, plot, report
 from experiments._runner import EXPERIMENTS, _hash_config, config_as_dict
 from experiments.run import CONFIG_DIR, run
 
-# Modules that only read results: editing them never makes a CSV stale.
-_READERS = {"plot.py", "report.py", "suite.py"}
+_IMPORT = re.compile(r"^from (?:experiments\.|\.)(\w+) import|^from (?:experiments|\.) import (\w+)", re.M)
 FINGERPRINTS = "FINGERPRINTS.json"
 
 
-def code_digest():
-    """Hash of the source files that compute results."""
+def result_sources(name):
+    """The files whose code computes experiment `name`'s results.
+
+    The packages, the private experiment machinery (experiments/_*.py), the experiment's
+    module and the experiment modules it imports: adding or editing another experiment
+    leaves this one current.
+    """
+    root = _io.REPO_ROOT
+    files = {*root.joinpath("kssc").rglob("*.py"), *root.joinpath("baselines").rglob("*.py"),
+             *root.joinpath("experiments").glob("_*.py")}
+    todo = [root / "experiments" / f"{name}.py"]
+    while todo:
+        path = todo.pop()
+        if path in files or not path.exists():
+            continue
+        files.add(path)
+        for groups in _IMPORT.findall(path.read_text()):
+            todo += [root / "experiments" / f"{module}.py" for module in groups if module]
+    return sorted(files)
+
+
+def code_digest(name):
+    """Hash of the source files that compute experiment `name`'s results."""
     digest = hashlib.sha256()
-    for folder in ("kssc", "baselines", "experiments"):
-        for path in sorted((_io.REPO_ROOT / folder).rglob("*.py")):
-            if path.name not in _READERS:
-                digest.update(str(path.relative_to(_io.REPO_ROOT)).encode())
-                digest.update(path.read_bytes())
+    for path in result_sources(name):
+        digest.update(str(path.relative_to(_io.REPO_ROOT)).encode())
+        digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
 
@@ -61,10 +80,9 @@ def main(argv=None):
     results = Path(args.results)
     record_path = results / FINGERPRINTS
     record = json.loads(record_path.read_text()) if record_path.exists() else {}
-    code = code_digest()
     for name in args.only:
         cfg = compose_config(name, args.profile, [f"results_dir={results}"])
-        current = fingerprint(cfg, code)
+        current = fingerprint(cfg, code_digest(name))
         if not args.force and (results / f"{name}.csv").exists() and record.get(name) == current:
             print(f"{name}: results current ({current}), not recomputed")
             continue
