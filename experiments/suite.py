@@ -30,13 +30,13 @@ FINGERPRINTS = "FINGERPRINTS.json"
 def result_sources(name):
     """The files whose code computes experiment `name`'s results.
 
-    The packages, the private experiment machinery (experiments/_*.py), the experiment's
+    The packages, the trial machinery (experiments/_runner.py, _io.py), the experiment's
     module and the experiment modules it imports: adding or editing another experiment
     leaves this one current.
     """
     root = _io.REPO_ROOT
     files = {*root.joinpath("kssc").rglob("*.py"), *root.joinpath("baselines").rglob("*.py"),
-             *root.joinpath("experiments").glob("_*.py")}
+             *(root / "experiments" / f for f in ("__init__.py", "_runner.py", "_io.py"))}
     todo = [root / "experiments" / f"{name}.py"]
     while todo:
         path = todo.pop()
