@@ -30,7 +30,7 @@ from . import _io
 EXPERIMENTS = (
     "complexity", "yale_observation", "hopkins_observation", "runtime_n", "runtime_cores",
     "synthetic_dvsn", "synthetic_mv", "synthetic_intersection", "tir", "tir_large",
-    "hopkins", "yale",
+    "hopkins", "yale", "hopkins155", "yale_subjects",
 )
 # Columns every trial row carries (the experiment adds its own cell fields).
 ROW_COLUMNS = {
