@@ -25,6 +25,10 @@ from experiments.run import CONFIG_DIR, run
 
 _IMPORT = re.compile(r"^from (?:experiments\.|\.)(\w+) import|^from (?:experiments|\.) import (\w+)", re.M)
 FINGERPRINTS = "FINGERPRINTS.json"
+# Beyond the paper and not yet at their accuracy targets (docs/tuned_accuracy.md): run on
+# request (--only hopkins155 yale_subjects), not by `make figures`.
+TUNED = ("hopkins155", "yale_subjects")
+PAPER = tuple(name for name in EXPERIMENTS if name not in TUNED)
 
 
 def result_sources(name):
@@ -71,7 +75,7 @@ def fingerprint(cfg, code):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", default="default", choices=("smoke", "default", "paper"))
-    parser.add_argument("--only", nargs="+", choices=EXPERIMENTS, default=list(EXPERIMENTS))
+    parser.add_argument("--only", nargs="+", choices=EXPERIMENTS, default=list(PAPER))
     parser.add_argument("--force", action="store_true", help="rerun even if current")
     parser.add_argument("--results", default="results")
     parser.add_argument("--figures", default="figures")
