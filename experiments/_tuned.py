@@ -7,7 +7,12 @@ A prototype of options the core estimators lack, kept here until they move into 
 - `row_normalize="max"`: divide each row of Z by its largest |entry| before the affinity
   (the `BuildAdjacency` step of Elhamifar's code), so points with small coefficients weigh
   as much as the others in the graph;
-- lam relative to each point's lambda_max = max_j |x_i^T x_j| over its dictionary.
+- lam relative to each point's lambda_max = max_j |x_i^T x_j| over its dictionary;
+- `union_metric` / `union_fraction` (k-SSC): a share of the k neighbours taken by a second
+  metric, e.g. "centred_abs_cosine" (abs-cosine after removing the mean of all points, for
+  Hopkins the mean trajectory), so that the kNN graph of a motion stays connected;
+- `threshold` rho: keep the largest coefficients of each row holding rho of its l1 mass
+  (Elhamifar's `thrC`, rho = 0.7 in `run_SSC_MS.m`) before the affinity.
 
 Both problems, per point i with dictionary A (its k neighbours, or all other points),
     min_z lam_i ||z||_1 + 1/2 ||x_i - A^T z||^2   [s.t. 1^T z = 1],
@@ -105,6 +110,36 @@ def l2_neighbours(X, k):
     return indices[keep].reshape(len(X), k)
 
 
+UNION_METRICS = ("centred_abs_cosine", "abs_cosine", "euclidean")
+
+
+def union_neighbours(X, first, k_second, metric):
+    """Append to each row of `first` (n, k1) its `k_second` nearest other points by `metric`
+    that are not in it already (most similar first). Returns (n, k1 + k_second)."""
+    n, k1 = first.shape
+    if k_second <= 0:
+        return first
+    if metric == "centred_abs_cosine":
+        X, metric = X - X.mean(axis=0), "abs_cosine"
+    candidates, _ = nearest_neighbours(X, min(k1 + k_second, n - 1), metric=metric,
+                                       algorithm="exact")
+    fresh = ~(candidates[:, :, None] == first[:, None, :]).any(axis=2)
+    # Each row has >= k_second fresh candidates (at most k1 overlap); keep the first ones.
+    order = np.argsort(~fresh, axis=1, kind="stable")[:, :k_second]
+    return np.hstack([first, np.take_along_axis(candidates, order, 1)])
+
+
+def threshold_rows(coef, rho):
+    """Keep, per row, the largest |entries| whose l1 mass first reaches rho of the row's."""
+    a = np.abs(coef)
+    order = np.argsort(-a, axis=1, kind="stable")
+    s = np.take_along_axis(a, order, 1)
+    before = np.cumsum(s, axis=1) - s
+    keep = np.zeros(coef.shape, dtype=bool)
+    np.put_along_axis(keep, order, before < rho * s.sum(axis=1, keepdims=True), 1)
+    return np.where(keep, coef, 0.0)
+
+
 def _max_normalize(Z):
     """Divide every row of the CSR matrix Z by its largest |entry| (rows of zeros stay zero)."""
     Z = sp.csr_matrix(Z)
@@ -145,13 +180,20 @@ class TunedKSSC(_TunedMixin, SelfExpressiveClustering):
         **SelfExpressiveClustering._parameter_constraints, **_COMMON,
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
         "metric": [StrOptions({*METRICS, "l2"})],
+        "union_metric": [StrOptions(set(UNION_METRICS)), None],
+        "union_fraction": [Interval(Real, 0, 1, closed="both")],
+        "threshold": [Interval(Real, 0, 1, closed="right"), None],
     }
 
     def __init__(self, n_clusters=None, *, n_neighbors=20, lam=0.01, affine=False, normalize=True,
-                 row_normalize="max", metric="abs_cosine", assign_labels="kmeans", tol=1e-7,
-                 max_iter=300, random_state=None):
+                 row_normalize="max", metric="abs_cosine", union_metric=None, union_fraction=0.5,
+                 threshold=None, assign_labels="kmeans", tol=1e-7, max_iter=300,
+                 random_state=None):
         self.n_clusters = n_clusters
         self.n_neighbors = n_neighbors
+        self.union_metric = union_metric
+        self.union_fraction = union_fraction
+        self.threshold = threshold
         self.lam = lam
         self.affine = affine
         self.normalize = normalize
@@ -168,10 +210,15 @@ class TunedKSSC(_TunedMixin, SelfExpressiveClustering):
         k = check_n_neighbors(min(self.n_neighbors, n - 1), n)
         P = self._prepare(X)
         start = perf_counter()
-        if self.metric == "l2":
-            indices = l2_neighbours(P, k)
+        k_second = int(round(k * self.union_fraction)) if self.union_metric else 0
+        if k == k_second:
+            indices = np.empty((n, 0), dtype=np.int64)
+        elif self.metric == "l2":
+            indices = l2_neighbours(P, k - k_second)
         else:
-            indices, _ = nearest_neighbours(P, k, metric=self.metric, algorithm="exact")
+            indices, _ = nearest_neighbours(P, k - k_second, metric=self.metric, algorithm="exact")
+        if k_second:
+            indices = union_neighbours(P, indices, k_second, self.union_metric)
         found = perf_counter()
         A = P[indices]
         gram = np.matmul(A, A.transpose(0, 2, 1))
@@ -179,6 +226,8 @@ class TunedKSSC(_TunedMixin, SelfExpressiveClustering):
         lam_max = np.maximum(np.abs(corr).max(axis=1), np.finfo(float).tiny)
         coef, n_iter = lasso_admm(gram, corr, self.lam * lam_max, lam_max, affine=self.affine,
                                   tol=self.tol, max_iter=self.max_iter)
+        if self.threshold is not None:
+            coef = threshold_rows(coef, self.threshold)
         solved = perf_counter()
         self.neighbors_ = indices
         Z = self._finish(coefficients_to_sparse(indices, coef, n))

@@ -10,7 +10,8 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from experiments import _runner
-from experiments._tuned import TunedKSSC, TunedSSC, lasso_admm
+from experiments._tuned import (TunedKSSC, TunedSSC, l2_neighbours, lasso_admm, threshold_rows,
+                                union_neighbours)
 from kssc.datasets import get_data_dir
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,10 +77,38 @@ def test_affine_lasso_meets_constraint():
 @pytest.mark.parametrize("estimator", [TunedKSSC(2, n_neighbors=10, lam=0.01, random_state=0),
                                        TunedSSC(2, lam=0.01, random_state=0),
                                        TunedKSSC(2, n_neighbors=10, lam=0.001, affine=True,
-                                                 normalize=False, metric="l2", random_state=0)])
+                                                 normalize=False, metric="l2", random_state=0),
+                                       TunedKSSC(2, n_neighbors=12, lam=0.001, affine=True,
+                                                 normalize=False, metric="l2",
+                                                 union_metric="centred_abs_cosine",
+                                                 threshold=0.7, random_state=0)])
 def test_tuned_estimators_separate_two_subspaces(estimator):
     from kssc.datasets.synthetic import make_subspaces
     from kssc.metrics import clustering_error
 
     X, y = make_subspaces(2, 3, 30, 20, random_state=0)[:2]
     assert clustering_error(y, estimator.fit(X).labels_) == 0.0
+
+
+def test_threshold_rows_keeps_the_largest_entries_up_to_rho_of_the_l1_mass():
+    coef = np.array([[0.5, -0.3, 0.1, 0.1], [0.0, 0.0, 0.0, 0.0], [-1.0, 0.0, 0.0, 0.0]])
+    np.testing.assert_array_equal(threshold_rows(coef, 0.7),
+                                  [[0.5, -0.3, 0.0, 0.0], [0.0] * 4, [-1.0, 0.0, 0.0, 0.0]])
+    np.testing.assert_array_equal(threshold_rows(coef, 1.0), coef)
+
+
+@pytest.mark.parametrize("metric", ["centred_abs_cosine", "abs_cosine", "euclidean"])
+def test_union_neighbours_adds_distinct_other_points(metric):
+    X = np.random.default_rng(1).standard_normal((40, 6))
+    first = l2_neighbours(X, 5)
+    indices = union_neighbours(X, first, 7, metric)
+    assert indices.shape == (40, 12)
+    np.testing.assert_array_equal(indices[:, :5], first)
+    assert all(len(set(row)) == 12 and i not in row for i, row in enumerate(indices.tolist()))
+
+
+def test_union_fraction_one_takes_all_neighbours_by_the_union_metric():
+    X = np.random.default_rng(2).standard_normal((30, 5))
+    est = TunedKSSC(2, n_neighbors=8, union_metric="abs_cosine", union_fraction=1.0,
+                    random_state=0).fit(X)
+    assert est.neighbors_.shape == (30, 8)
