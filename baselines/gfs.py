@@ -23,8 +23,7 @@ from time import perf_counter
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from kssc._base import SelfExpressiveClustering, zero_norm_warning
-from kssc._validation import normalize_rows
+from kssc._base import SelfExpressiveClustering, unit_rows
 
 from ._omp import omp_all_points
 from ._sparse import rows_to_csr
@@ -73,8 +72,7 @@ class GFS(SelfExpressiveClustering):
         if self.k_max >= n:
             raise ValueError(f"k_max={self.k_max} must be < n_samples={n}: each point selects "
                              "among the other points.")
-        X_unit, zero = normalize_rows(X.astype(float, copy=False))
-        zero_norm_warning(zero)
+        X_unit = unit_rows(X)
         start = perf_counter()
         picked, support, coef, _ = omp_all_points(X_unit, self.k_max, self.tol, signed=True)
         self.selected_ = picked

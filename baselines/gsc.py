@@ -22,8 +22,8 @@ from time import perf_counter
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from kssc._base import SelfExpressiveClustering, zero_norm_warning
-from kssc._validation import check_n_neighbors, normalize_rows
+from kssc._base import SelfExpressiveClustering, unit_rows
+from kssc._validation import check_n_neighbors
 
 from ._sparse import rows_to_csr
 
@@ -118,8 +118,7 @@ class GSC(SelfExpressiveClustering):
     def _representation(self, X, random_state):
         n = X.shape[0]
         k = check_n_neighbors(self.n_neighbors, n)
-        X_unit, zero = normalize_rows(X.astype(float, copy=False))
-        zero_norm_warning(zero)
+        X_unit = unit_rows(X)
         start = perf_counter()
         neighbours = nearest_subspace_neighbours(X_unit, k, self.max_subspace_dim,
                                                  variant=self.variant)

@@ -23,8 +23,7 @@ from numbers import Integral, Real
 
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from kssc._base import SelfExpressiveClustering, zero_norm_warning
-from kssc._validation import normalize_rows
+from kssc._base import SelfExpressiveClustering, unit_rows
 from kssc.estimator import warn_not_converged
 
 from ._sparse import dense_to_csr
@@ -87,8 +86,7 @@ class SSC(SelfExpressiveClustering):
         self.random_state = random_state
 
     def _representation(self, X, random_state):
-        X_unit, zero = normalize_rows(X.astype(float, copy=False))
-        zero_norm_warning(zero)
+        X_unit = unit_rows(X)
         if self.solver == "relaxed":
             C, n_iter, converged = ssc_fista(
                 X_unit, self.lam, positive=self.positive, column_wise=self.column_wise,

@@ -44,8 +44,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
-from kssc._base import zero_norm_warning
-from kssc._validation import check_n_clusters, normalize_rows
+from kssc._base import unit_rows
+from kssc._validation import check_n_clusters
 from kssc.spectral import ASSIGN_LABELS, spectral_clustering
 
 
@@ -151,8 +151,7 @@ class SSSC(ClusterMixin, BaseEstimator):
                              "every cluster needs in-sample points.")
         rng = check_random_state(self.random_state)
         start = perf_counter()
-        X_unit, zero = normalize_rows(X.astype(float, copy=False))
-        zero_norm_warning(zero)
+        X_unit = unit_rows(X)
         chosen = np.sort(rng.choice(n, self.n_in_sample, replace=False))
         A = X_unit[chosen]
         W = in_sample_affinity(in_sample_codes(A, self.lam))

@@ -22,8 +22,8 @@ from time import perf_counter
 import numpy as np
 from sklearn.utils._param_validation import Interval
 
-from kssc._base import SelfExpressiveClustering, zero_norm_warning
-from kssc._validation import check_n_neighbors, normalize_rows
+from kssc._base import SelfExpressiveClustering, unit_rows
+from kssc._validation import check_n_neighbors
 from kssc.neighbours import nearest_neighbours
 from kssc.representation import coefficients_to_sparse
 
@@ -71,8 +71,7 @@ class TSC(SelfExpressiveClustering):
     def _representation(self, X, random_state):
         n = X.shape[0]
         q = check_n_neighbors(self.n_neighbors, n)
-        X_unit, zero = normalize_rows(X.astype(float, copy=False))
-        zero_norm_warning(zero)
+        X_unit = unit_rows(X)
         start = perf_counter()
         indices, similarities = nearest_neighbours(
             X_unit, q, metric="euclidean" if self.signed else "abs_cosine", normalize=False)

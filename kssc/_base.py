@@ -10,7 +10,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
-from ._validation import check_n_clusters
+from ._validation import check_n_clusters, normalize_rows
 from .affinity import symmetric_affinity
 from .spectral import ASSIGN_LABELS, spectral_clustering
 
@@ -58,13 +58,19 @@ class SelfExpressiveClustering(ClusterMixin, BaseEstimator):
         return self.fit(X).labels_
 
 
-def zero_norm_warning(zero_mask):
-    """Warn that zero-norm points carry no direction (documented behaviour, no error)."""
-    if zero_mask.any():
-        rows = np.flatnonzero(zero_mask)
+def unit_rows(X):
+    """X (float64) with every row scaled to unit norm, as every method here codes points.
+
+    Zero-norm points have no direction (documented behaviour, no error): they stay zero
+    and a warning names them; they get all-zero coefficients.
+    """
+    X_unit, zero = normalize_rows(X.astype(float, copy=False))
+    if zero.any():
+        rows = np.flatnonzero(zero)
         warnings.warn(
             f"{rows.size} point(s) have zero norm (rows {rows[:5].tolist()}): they have no "
             "direction, get all-zero coefficients and are labelled by the spectral step alone.",
             UserWarning,
             stacklevel=3,
         )
+    return X_unit

@@ -5,8 +5,8 @@ from time import perf_counter
 
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._base import SelfExpressiveClustering, zero_norm_warning
-from ._validation import check_n_neighbors, normalize_rows
+from ._base import SelfExpressiveClustering, unit_rows
+from ._validation import check_n_neighbors
 from .neighbours import METRICS, nearest_neighbours
 from .representation import SOLVERS, coefficients_to_sparse, kssc_coefficients
 
@@ -92,8 +92,7 @@ class KSSC(SelfExpressiveClustering):
     def _representation(self, X, random_state):
         n = X.shape[0]
         k = check_n_neighbors(self.n_neighbors, n)
-        X_unit, zero = normalize_rows(X.astype(float, copy=False))
-        zero_norm_warning(zero)
+        X_unit = unit_rows(X)
         algorithm = self.neighbor_algorithm
         if algorithm == "auto":
             algorithm = "approximate" if n >= APPROXIMATE_FROM else "exact"
