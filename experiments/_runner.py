@@ -30,7 +30,7 @@ from . import _io
 EXPERIMENTS = (
     "complexity", "yale_observation", "hopkins_observation", "runtime_n", "runtime_cores",
     "synthetic_dvsn", "synthetic_mv", "synthetic_intersection", "tir", "tir_large",
-    "hopkins", "yale", "hopkins155", "yale_subjects",
+    "hopkins", "yale", "scale", "hopkins155", "yale_subjects",
 )
 # Columns every trial row carries (the experiment adds its own cell fields).
 ROW_COLUMNS = {
@@ -131,7 +131,7 @@ def fit_method(name, method_cfg, X, y, *, n_clusters, random_state, **params):
         row["error"] = clustering_error(y, labels)
         timings = getattr(estimator, "timings_", {}) or {}
         row["time_representation"] = timings.get("representation", np.nan)
-        for stage in ("neighbours", "spectral"):
+        for stage in ("neighbours", "coefficients", "spectral"):
             row[f"time_{stage}"] = timings.get(stage, np.nan)
     except Exception as exc:  # a failed run is data: counted explicitly, reported by the report
         row["time_fit"] = time.perf_counter() - start

@@ -1,7 +1,8 @@
 """Draw every figure from `results/*.csv` only: `python -m experiments.plot [results] [figures]`.
 
 One PNG and one PDF per paper figure (all its panels), named after the paper's label
-(`figures/tir_results.{png,pdf}` ...). A figure whose CSV is missing is skipped with a note.
+(`figures/tir_results.{png,pdf}` ...), and `figures/scale` beyond the paper. A figure whose
+CSV is missing is skipped with a note.
 Corrections of the authors' plotting code: PSNR tick labels are round(mean code-PSNR per
 level) computed from our data, large_results has N_i ticks 100, 1000, ..., 4000 and the
 TSC/SSSC legend the right way round, the intersection plot shows every t = 0..10.
@@ -305,6 +306,34 @@ def plot_large(results, figures_dir):
     return save(fig, figures_dir, "large_results")
 
 
+SCALE_CURVES = {  # column -> label, marker
+    "time_neighbours": ("neighbours", "o"), "time_coefficients": ("coefficients", "s"),
+    "time_spectral": ("spectral (with the affinity)", "d"), "time_fit": ("total", "^"),
+}
+
+
+def plot_scale(results, figures_dir):
+    frame = pd.read_csv(results / "scale.csv")
+    frame = frame[~frame["failed"]]
+    methods = ordered_methods(frame, list(METHOD_STYLE))
+    fig, (ax_time, ax_mem) = plt.subplots(1, 2, figsize=(11, 4.5))
+    for method in methods:
+        rows = frame[frame["method"] == method].groupby("n_samples").median(numeric_only=True)
+        tag = f" ({style(method)[0]})" if len(methods) > 1 else ""
+        for column, (label, marker) in SCALE_CURVES.items():
+            ax_time.loglog(rows.index, rows[column], "-" + marker, label=label + tag)
+        ax_mem.loglog(rows.index, rows["rss_peak_gib"], "-o", label="peak RSS" + tag)
+    ax_time.set(xlabel="N (points)", ylabel="Running Time (s)", title="kSSC time per stage")
+    ax_mem.set(xlabel="N (points)", ylabel="GiB", title="Peak resident memory (input included)")
+    for ax in (ax_time, ax_mem):
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8, loc="upper left")
+    if len(frame):
+        fig.suptitle(f"kSSC on N = {frame['n_samples'].min():,} to {frame['n_samples'].max():,} "
+                     f"points in D = {frame['ambient_dim'].iloc[0]}, each fit in a fresh process")
+    return save(fig, figures_dir, "scale")
+
+
 FIGURES = {  # figure file -> (CSV files it needs, drawing function)
     "requirements": (("complexity",), plot_requirements),
     "yale_observation": (("yale_observation",), lambda r, f: plot_observation(r, f, "yale_observation")),
@@ -319,6 +348,7 @@ FIGURES = {  # figure file -> (CSV files it needs, drawing function)
     "tir_motion_time": (("tir", "hopkins"), plot_tir_motion_time),
     "large_results": (("tir_large",), plot_large),
     "tir_results2": (("hopkins",), plot_hopkins),
+    "scale": (("scale",), plot_scale),
 }
 
 

@@ -1,0 +1,226 @@
+"""Beyond the paper: time and peak memory of k-SSC per stage for N = 10^4 .. 10^6 points.
+
+Data: `n_subspaces` random linear subspaces of dimensions 5, 6, ..., 10, 5, ... (cycling
+through `subspace_dims`) in D = `ambient_dim`, Gaussian coefficients, points scaled to unit
+norm, then N(0, noise^2) noise per coordinate, shuffled (`kssc.datasets.make_subspaces`
+draws subspaces of one dimension only).
+
+Every (N, method) is fitted in a fresh Python process (`python -m experiments.scale`, which
+prints its row as JSON), so its peak resident set size (RSS) is its own; trials run strictly
+one at a time. Besides the shared columns a row holds `n_samples`, `ambient_dim`, the stage
+times `time_neighbours`, `time_coefficients` and `time_spectral` (s, the affinity included
+in the last; `time_fit` is the whole fit), `rss_<stage>_gib` (the largest RSS sampled every
+`rss_interval` seconds while the stage ran) and `rss_peak_gib` (the process' own high-water mark,
+data generation included), in GiB, and `load_average` (the 1-minute load average when the fit
+ended: other jobs on the machine slow a timing down).
+
+    python experiments/run.py experiment=scale                  # results/scale.csv
+    python experiments/run.py experiment=scale profile=smoke    # N = 2,000 and 5,000
+"""
+
+import argparse
+import bisect
+import importlib.util
+import json
+import os
+import resource
+import subprocess
+import sys
+import threading
+import time
+from numbers import Integral, Real
+
+import numpy as np
+from omegaconf import OmegaConf
+
+from . import _io
+from ._runner import check_config, data_seed, fit_methods, run_experiment
+
+# What every fit runs in its own process: this module (so the suite's fingerprint of this
+# experiment, which covers this file and its imports, covers the code the process runs).
+MODULE = "experiments.scale"
+STAGES = ("neighbours", "coefficients", "spectral")
+GIB = 2.0**30
+
+
+def make_union_of_subspaces(n_samples, *, ambient_dim, n_subspaces, subspace_dims, noise,
+                            random_state):
+    """(X (n_samples, ambient_dim), y): points on random subspaces of the given dimensions,
+    as equal in number as can be, shuffled."""
+    rng = np.random.default_rng(random_state)
+    sizes = np.full(n_subspaces, n_samples // n_subspaces)
+    sizes[: n_samples % n_subspaces] += 1
+    X = np.empty((n_samples, ambient_dim))
+    y = np.repeat(np.arange(n_subspaces), sizes)
+    start = 0
+    for j, size in enumerate(sizes):
+        dim = subspace_dims[j % len(subspace_dims)]
+        basis = np.linalg.qr(rng.standard_normal((ambient_dim, dim)))[0]
+        block = rng.standard_normal((size, basis.shape[1])) @ basis.T
+        X[start:start + size] = block / np.linalg.norm(block, axis=1, keepdims=True)
+        start += size
+    X += noise * rng.standard_normal(X.shape)
+    order = rng.permutation(n_samples)
+    return X[order], y[order]
+
+
+class RSSSampler(threading.Thread):
+    """Samples the process' resident set size every `interval` seconds."""
+
+    def __init__(self, interval):
+        super().__init__(daemon=True)
+        import psutil
+
+        self._process = psutil.Process()
+        self.interval = interval
+        self.samples = []
+        self._halt = threading.Event()
+
+    def run(self):
+        while not self._halt.is_set():
+            self.samples.append((time.perf_counter(), self._process.memory_info().rss))
+            self._halt.wait(self.interval)
+
+    def stop(self):
+        self._halt.set()
+        self.join()
+        self.samples.append((time.perf_counter(), self._process.memory_info().rss))
+
+    def peak(self, start, stop):
+        """Largest RSS sampled in [start, stop]; for a window shorter than the sampling
+        interval (no sample inside), the last sample before it, the RSS it started with."""
+        if not (np.isfinite(start) and np.isfinite(stop)):
+            return float("nan")
+        times = [t for t, _ in self.samples]
+        first, last = bisect.bisect_left(times, start), bisect.bisect_right(times, stop)
+        inside = [rss for _, rss in self.samples[first:last]]
+        if not inside and first > 0:
+            inside = [self.samples[first - 1][1]]
+        return max(inside) if inside else float("nan")
+
+
+# --------------------------------------------------------------------------- config
+
+def _is_int(value, low):
+    return isinstance(value, Integral) and not isinstance(value, bool) and value >= low
+
+
+def _is_number(value):
+    return isinstance(value, Real) and not isinstance(value, bool)
+
+
+def check_scale_config(cfg):
+    """`check_config` plus this experiment's values; ValueError naming the offending one."""
+    cfg = check_config(cfg)
+    exp = OmegaConf.to_container(cfg.experiment, resolve=True)
+    if exp.get("n_jobs") != 1:
+        raise ValueError(f"experiment.n_jobs must be 1 for scale (each N is timed alone); "
+                         f"got {exp.get('n_jobs')!r}.")
+    if not _is_int(exp.get("n_subspaces"), 1):
+        raise ValueError(f"experiment.n_subspaces must be a positive integer; "
+                         f"got {exp.get('n_subspaces')!r}.")
+    dims = exp.get("subspace_dims")
+    if not isinstance(dims, list) or not dims or not all(_is_int(d, 1) for d in dims):
+        raise ValueError(f"experiment.subspace_dims must be a non-empty list of positive integers; "
+                         f"got {dims!r}.")
+    if not _is_int(exp.get("ambient_dim"), max(dims)):
+        raise ValueError(f"experiment.ambient_dim must be an integer >= the largest subspace "
+                         f"dimension ({max(dims)}); got {exp.get('ambient_dim')!r}.")
+    sizes = exp.get("n_samples")
+    if (not isinstance(sizes, list) or not sizes
+            or not all(_is_int(n, exp["n_subspaces"]) for n in sizes)):
+        raise ValueError(f"experiment.n_samples must be a non-empty list of integers >= "
+                         f"experiment.n_subspaces ({exp['n_subspaces']}); got {sizes!r}.")
+    noise = exp.get("noise")
+    if not (_is_number(noise) and noise >= 0):
+        raise ValueError(f"experiment.noise must be a number >= 0; got {noise!r}.")
+    interval = exp.get("rss_interval")
+    if not (_is_number(interval) and interval > 0):
+        raise ValueError(f"experiment.rss_interval must be a number of seconds > 0; "
+                         f"got {interval!r}.")
+    return cfg
+
+
+# --------------------------------------------------------------------------- trials
+
+def tasks(exp):
+    return [({"n_samples": n}, t) for t in range(exp.trials) for n in exp.n_samples]
+
+
+def trial(context, cell, trial, seed):
+    return [fit_in_subprocess(context["experiment"], name, method_cfg, cell["n_samples"], seed)
+            for name, method_cfg in context["methods"].items()]
+
+
+def fit_in_subprocess(exp, name, method_cfg, n_samples, seed):
+    """The row of one fit run in a fresh Python process; a failed row if the process fails."""
+    spec = json.dumps({"experiment": exp, "methods": {name: method_cfg}})
+    done = subprocess.run([sys.executable, "-m", MODULE, "--n", str(n_samples), "--seed", str(seed),
+                           "--spec", spec], cwd=_io.REPO_ROOT, capture_output=True, text=True)
+    lines = done.stdout.strip().splitlines()
+    if done.returncode == 0 and lines:
+        return json.loads(lines[-1])
+    last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+    return {"method": name, "error": np.nan, "failed": True, "time_representation": np.nan,
+            "time_fit": np.nan,
+            "failure": f"fit process exited with code {done.returncode}: {last}"[:300]}
+
+
+def fit_here(exp, methods, n_samples, seed):
+    """Draw the data and fit the one configured method in this process; its row."""
+    X, y = make_union_of_subspaces(n_samples, ambient_dim=exp["ambient_dim"],
+                                   n_subspaces=exp["n_subspaces"],
+                                   subspace_dims=exp["subspace_dims"], noise=exp["noise"],
+                                   random_state=data_seed(seed))
+    sampler = RSSSampler(exp["rss_interval"])
+    sampler.start()
+    start = time.perf_counter()
+    [row] = fit_methods({"methods": methods}, X, y, seed)
+    sampler.stop()
+    row["ambient_dim"] = exp["ambient_dim"]
+    # Consecutive windows of the stage times from the start of the fit.
+    ends = start + np.cumsum([row.get(f"time_{stage}", np.nan) for stage in STAGES[:-1]])
+    bounds = [start, *ends, start + row["time_fit"]]
+    for stage, low, high in zip(STAGES, bounds[:-1], bounds[1:]):
+        row[f"rss_{stage}_gib"] = sampler.peak(low, high) / GIB
+    row["rss_peak_gib"] = peak_rss_bytes() / GIB
+    row["load_average"] = os.getloadavg()[0]
+    return row
+
+
+def peak_rss_bytes():
+    """This process' RSS high-water mark: VmHWM on Linux. (getrusage's ru_maxrss keeps the
+    parent's high-water mark across fork + exec, so a fit process started by a large suite
+    process would report the suite's memory.)"""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def run(cfg, **kwargs):
+    cfg = check_scale_config(cfg)
+    if importlib.util.find_spec("psutil") is None:
+        raise ImportError("The scale experiment samples memory with psutil: "
+                          "pip install -e '.[bench]'.")
+    return run_experiment(cfg, tasks(cfg.experiment), trial, **kwargs)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        description="Fit one method once in this process and print its row as JSON "
+                    "(what every trial of experiment=scale runs).")
+    parser.add_argument("--n", type=int, required=True, help="number of points")
+    parser.add_argument("--seed", type=int, required=True, help="the trial's seed")
+    parser.add_argument("--spec", type=json.loads, required=True,
+                        help='JSON {"experiment": {...}, "methods": {name: config}}, one method')
+    args = parser.parse_args(argv)
+    print(json.dumps(fit_here(args.spec["experiment"], args.spec["methods"], args.n, args.seed)))
+
+
+if __name__ == "__main__":
+    main()

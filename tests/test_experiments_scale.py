@@ -1,0 +1,124 @@
+"""The scale experiment: the smoke run writes its documented columns (each fit in its own
+process), bad values are refused before anything runs, a failing fit process is a failed row,
+and the suite's fingerprint covers the code the fit process runs."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hydra import compose, initialize_config_dir
+from omegaconf import OmegaConf
+
+from experiments import _io, plot, report, scale, suite
+
+CONF = str(Path(__file__).resolve().parent.parent / "conf")
+STAGE_COLUMNS = [f"time_{stage}" for stage in scale.STAGES]
+RSS_COLUMNS = [f"rss_{stage}_gib" for stage in scale.STAGES] + ["rss_peak_gib"]
+COLUMNS = ["experiment", "method", "trial", "seed", "error", "failed", "time_representation",
+           "time_fit", "failure", "n_samples", *STAGE_COLUMNS, "ambient_dim", *RSS_COLUMNS,
+           "load_average"]
+
+
+def make_config(*overrides, results=None):
+    with initialize_config_dir(config_dir=CONF, version_base="1.3"):
+        cfg = compose("config", overrides=["experiment=scale", *overrides])
+    if results is not None:
+        cfg.results_dir = str(results)
+    return cfg
+
+
+@pytest.fixture(scope="module")
+def smoke(tmp_path_factory):
+    results = tmp_path_factory.mktemp("scale") / "results"
+    scale.run(make_config("profile=smoke", results=results))
+    return results
+
+
+def test_smoke_run_writes_the_documented_columns(smoke):
+    frame = pd.read_csv(smoke / "scale.csv")
+    assert list(frame.columns) == COLUMNS
+    assert frame["n_samples"].tolist() == [2000, 5000]
+    assert not frame["failed"].any(), frame["failure"].tolist()
+    assert (frame[["time_representation", "time_fit", *STAGE_COLUMNS]] > 0).all().all()
+    assert (frame["time_fit"] >= frame[STAGE_COLUMNS].sum(axis=1)).all()
+    assert (frame[RSS_COLUMNS] > 0).all().all()
+    assert (frame["rss_peak_gib"] >= 0.95 * frame[RSS_COLUMNS[:-1]].max(axis=1)).all()
+    assert frame["error"].between(0, 5).all()
+    assert (frame["ambient_dim"] == 64).all() and (frame["load_average"] >= 0).all()
+    assert frame["seed"].nunique() == 2
+    meta = json.loads((smoke / "scale.meta.json").read_text())
+    assert meta["config"]["experiment"]["n_samples"] == [2000, 5000]
+    assert meta["n_jobs"] == 1
+    assert not (smoke / ".partial").exists()
+
+
+def test_figure_and_report_from_the_csv(smoke, tmp_path):
+    drawn = plot.plot_all(smoke, tmp_path, only=["scale"])
+    assert (tmp_path / "scale.png").stat().st_size > 0 and (tmp_path / "scale.pdf").exists()
+    assert set(drawn) == {"scale"}
+    text = "\n".join(report.section_scale(smoke))
+    assert "| 2000 |" in text and "| 5000 |" in text and "log-log slope" in text
+
+
+@pytest.mark.parametrize("override, message", [
+    ("experiment.n_samples=[-5]", "experiment.n_samples must be a non-empty list of integers"),
+    ("experiment.n_samples=[]", "experiment.n_samples"),
+    ("experiment.n_samples=[5]", r"n_subspaces \(10\)"),
+    ("experiment.ambient_dim=8", r"ambient_dim must be an integer >= the largest subspace dim"),
+    ("experiment.subspace_dims=[0]", "subspace_dims"),
+    ("experiment.noise=-0.1", "experiment.noise"),
+    ("experiment.rss_interval=0", "rss_interval"),
+    ("experiment.n_jobs=2", "n_jobs must be 1"),
+])
+def test_bad_config_values_raise_clear_errors(override, message, tmp_path):
+    with pytest.raises(ValueError, match=message):
+        scale.run(make_config("profile=smoke", override, results=tmp_path / "results"))
+    assert not (tmp_path / "results").exists()
+
+
+def test_a_failing_fit_process_is_a_failed_row():
+    exp = OmegaConf.to_container(make_config("profile=smoke").experiment)
+    del exp["noise"]  # the fit process fails with KeyError before fitting
+    row = scale.fit_in_subprocess(exp, "kssc", {"_target_": "kssc.KSSC"}, 100, seed=0)
+    assert row["failed"] and np.isnan(row["error"]) and row["method"] == "kssc"
+    assert "exited with code 1" in row["failure"] and "KeyError" in row["failure"]
+
+
+def test_fingerprint_covers_the_fit_process():
+    sources = set(suite.result_sources("scale"))
+    fit_process = _io.REPO_ROOT / (scale.MODULE.replace(".", "/") + ".py")
+    assert {fit_process, _io.REPO_ROOT / "experiments" / "_runner.py",
+            _io.REPO_ROOT / "kssc" / "estimator.py"} <= sources
+    assert "plot.py" not in {path.name for path in sources}
+    assert "scale" in suite.PAPER
+
+
+def test_union_of_subspaces_has_the_given_dimensions():
+    X, y = scale.make_union_of_subspaces(203, ambient_dim=12, n_subspaces=4,
+                                         subspace_dims=[2, 3, 5], noise=0.0, random_state=0)
+    assert X.shape == (203, 12) and np.bincount(y).tolist() == [51, 51, 51, 50]
+    assert np.allclose(np.linalg.norm(X, axis=1), 1)
+    assert [np.linalg.matrix_rank(X[y == j], tol=1e-8) for j in range(4)] == [2, 3, 5, 2]
+
+
+def test_rss_peak_of_a_window_shorter_than_the_sampling_interval():
+    sampler = scale.RSSSampler(interval=1.0)
+    sampler.samples = [(0.0, 10), (1.0, 30), (2.0, 20)]
+    assert sampler.peak(0.5, 2.5) == 30
+    assert sampler.peak(1.2, 1.4) == 30  # no sample inside: the RSS it started with
+    assert np.isnan(sampler.peak(1.0, float("nan")))
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="VmHWM is Linux only")
+def test_peak_rss_of_a_child_process_excludes_its_parents_memory():
+    # ru_maxrss would report the parent's 400 MB in the child; VmHWM is the child's own.
+    import subprocess
+    import sys
+
+    ballast = np.ones(50_000_000)       # 400 MB resident in this (parent) process
+    code = "from experiments.scale import peak_rss_bytes; print(peak_rss_bytes())"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=_io.REPO_ROOT)
+    assert int(out.stdout) < 0.5 * ballast.nbytes
