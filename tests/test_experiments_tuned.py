@@ -10,8 +10,12 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from experiments import _runner
-from experiments._tuned import (TunedKSSC, TunedSSC, l2_neighbours, lasso_admm, threshold_rows,
-                                union_neighbours)
+from sklearn.linear_model import Lasso
+
+from experiments._tuned import (TunedKSSC, TunedSSC, global_lam, l2_neighbours,
+                                lasso_admm, njw_labels, outlier_lasso_admm, outlier_scales,
+                                random_candidates, ssc_admm,
+                                threshold_rows)
 from kssc.datasets import get_data_dir
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,6 +58,12 @@ def test_smoke_run(name, table, group, tmp_path, monkeypatch):
     assert (rows["time_fit"] > 0).all()
     summary = pd.read_csv(results / table)
     assert TABLE_COLUMNS | {group} <= set(summary.columns)
+    from experiments.report import section_tuned
+
+    section = "\n".join(section_tuned(results))
+    key = "group = all" if name == "hopkins155" else "n_subjects = 3"
+    assert section.count(f"at {key}. ") == 2            # a verdict for SSC and k-SSC
+    assert ("holds" in section) and "Not run." in section  # the other experiment is absent
     if name == "hopkins155":
         assert set(rows["n_motions"]) == {2, 3}
         assert set(summary["group"]) == {"2 motions", "3 motions", "all"}
@@ -63,25 +73,138 @@ def test_smoke_run(name, table, group, tmp_path, monkeypatch):
         assert not rows["subjects"].str.split("-").map(lambda s: len(s) != len(set(s))).any()
 
 
+def _problems(n=5, k=8, d=6, seed=0):
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((n, k, d))
+    x = rng.standard_normal((n, d))
+    return A, x, A @ A.transpose(0, 2, 1), np.einsum("nkd,nd->nk", A, x)
+
+
+def test_lasso_admm_matches_sklearn_lasso():
+    # min ||z||_1 + mu1/2 ||x - A^T z||^2 is sklearn's Lasso with alpha = 1 / (mu1 d).
+    A, x, gram, corr = _problems()
+    mu1 = 3.0
+    z, _ = lasso_admm(gram, corr, mu1, 1.0, affine=False, tol=1e-10, max_iter=50_000)
+    for i in range(len(x)):
+        ref = Lasso(alpha=1.0 / (mu1 * x.shape[1]), fit_intercept=False, tol=1e-12,
+                    max_iter=100_000).fit(A[i].T, x[i]).coef_
+        np.testing.assert_allclose(z[i], ref, atol=1e-6)
+
+
 def test_affine_lasso_meets_constraint():
-    rng = np.random.default_rng(0)
-    A = rng.standard_normal((5, 8, 6))
-    x = rng.standard_normal((5, 6))
-    gram = A @ A.transpose(0, 2, 1)
-    corr = np.einsum("nkd,nd->nk", A, x)
-    z, _ = lasso_admm(gram, corr, np.full(5, 0.01), np.ones(5), affine=True, tol=1e-10,
-                      max_iter=5000)
+    _, _, gram, corr = _problems()
+    z, _ = lasso_admm(gram, corr, 10.0, 1.0, affine=True, tol=1e-10, max_iter=50_000)
     np.testing.assert_allclose(z.sum(axis=1), 1.0, atol=1e-6)
 
 
-@pytest.mark.parametrize("estimator", [TunedKSSC(2, n_neighbors=10, lam=0.01, random_state=0),
-                                       TunedSSC(2, lam=0.01, random_state=0),
-                                       TunedKSSC(2, n_neighbors=10, lam=0.001, affine=True,
-                                                 normalize=False, metric="l2", random_state=0),
-                                       TunedKSSC(2, n_neighbors=12, lam=0.001, affine=True,
-                                                 normalize=False, metric="l2",
-                                                 union_metric="centred_abs_cosine",
-                                                 threshold=0.7, random_state=0)])
+def _admm_lasso_mat_func(Y, affine, alpha, thr=2e-4, max_iter=200):
+    """A line-by-line transcription of Elhamifar's admmLasso_mat_func.m (Y: D x N)."""
+    N = Y.shape[1]
+    T = np.abs(Y.T @ Y)
+    T -= np.diag(np.diag(T))
+    mu1, mu2 = alpha / T.max(axis=0).min(), alpha
+    ones = np.ones((N, N)) if affine else np.zeros((N, N))
+    A = np.linalg.inv(mu1 * Y.T @ Y + mu2 * np.eye(N) + mu2 * ones)
+    C1, Lambda2, lambda3 = np.zeros((N, N)), np.zeros((N, N)), np.zeros((1, N))
+    for _ in range(max_iter):
+        Z = A @ (mu1 * Y.T @ Y + mu2 * (C1 - Lambda2 / mu2)
+                 + (mu2 * np.ones((N, 1)) @ (np.ones((1, N)) - lambda3 / mu2) if affine else 0))
+        Z = Z - np.diag(np.diag(Z))
+        C2 = np.maximum(0, np.abs(Z + Lambda2 / mu2) - 1 / mu2) * np.sign(Z + Lambda2 / mu2)
+        C2 = C2 - np.diag(np.diag(C2))
+        Lambda2 = Lambda2 + mu2 * (Z - C2)
+        errs = [np.abs(Z - C2).max(), np.abs(Z - C1).max()]
+        if affine:
+            lambda3 = lambda3 + mu2 * (np.ones((1, N)) @ Z - np.ones((1, N)))
+            errs.append(np.abs(np.ones((1, N)) @ Z - 1).max())
+        C1 = C2
+        if max(errs) <= thr:
+            break
+    return C1
+
+
+@pytest.mark.parametrize("affine", [False, True])
+def test_ssc_admm_follows_elhamifars_admm(affine):
+    X = np.random.default_rng(3).standard_normal((15, 6))
+    C, _ = ssc_admm(X, 50.0, affine=affine)
+    np.testing.assert_allclose(C, _admm_lasso_mat_func(X.T, affine, 50.0).T, atol=1e-10)
+    assert np.all(np.diag(C) == 0)
+
+
+def test_outlier_admm_matches_the_lasso_with_an_identity_dictionary():
+    # min ||z||_1 + ||e||_1 + mu1/2 ||x - A^T z - e / gamma||^2 is a lasso on [A^T, I / gamma].
+    A, x, _, _ = _problems(n=3, k=6, d=5, seed=4)
+    mu1, gamma = 4.0, 2.0
+    z, _ = outlier_lasso_admm(A, x, mu1, 1.0, gamma, tol=1e-11, max_iter=50_000)
+    d = x.shape[1]
+    for i in range(3):
+        B = np.hstack([A[i].T, np.eye(d) / gamma])
+        ref = Lasso(alpha=1.0 / (mu1 * d), fit_intercept=False, tol=1e-12,
+                    max_iter=100_000).fit(B, x[i]).coef_[:6]
+        np.testing.assert_allclose(z[i], ref, atol=1e-6)
+
+
+def _admm_outlier_mat_func(Y, alpha, thr=2e-4, max_iter=200):
+    """A transcription of Elhamifar's admmOutlier_mat_func.m, non-affine (Y: D x N)."""
+    D, N = Y.shape
+    gamma = alpha / np.abs(Y).sum(axis=0).max()
+    P = np.hstack([Y, np.eye(D) / gamma])
+    T = np.abs(P.T @ Y)
+    T[:N] -= np.diag(np.diag(T[:N]))
+    mu1, mu2 = alpha / T.max(axis=0).min(), alpha
+    A = np.linalg.inv(mu1 * P.T @ P + mu2 * np.eye(N + D))
+    C1, Lambda2 = np.zeros((N + D, N)), np.zeros((N + D, N))
+    for _ in range(max_iter):
+        Z = A @ (mu1 * P.T @ Y + mu2 * (C1 - Lambda2 / mu2))
+        Z[:N] -= np.diag(np.diag(Z[:N]))
+        C2 = np.maximum(0, np.abs(Z + Lambda2 / mu2) - 1 / mu2) * np.sign(Z + Lambda2 / mu2)
+        C2[:N] -= np.diag(np.diag(C2[:N]))
+        Lambda2 = Lambda2 + mu2 * (Z - C2)
+        errs = [np.abs(Z - C2).max(), np.abs(Z - C1).max()]
+        C1 = C2
+        if max(errs) <= thr:
+            break
+    return C1[:N]
+
+
+def test_ssc_admm_with_outliers_follows_elhamifars_admm():
+    X = np.random.default_rng(5).standard_normal((12, 7))
+    C, _ = ssc_admm(X, 20.0, affine=False, outlier=True)
+    np.testing.assert_allclose(C, _admm_outlier_mat_func(X.T, 20.0).T, atol=1e-9)
+
+
+def test_outlier_scales_count_the_identity_atoms():
+    X = np.array([[3.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    mu1, gamma = outlier_scales(X, 10.0, np.array([0.1, 0.1, 0.1]))
+    assert gamma == pytest.approx(10.0 / 3.0)        # alpha / max row l1 norm
+    # lam_i = max(lam_max_i, ||x_i||_inf / gamma) = (0.9, 0.3, 0.3); lam0 = 0.3.
+    assert mu1 == pytest.approx(10.0 / 0.3)
+def test_random_candidates_are_distinct_new_other_points_and_seeded():
+    X = np.random.default_rng(1).standard_normal((40, 6))
+    first = l2_neighbours(X, 5)
+    draw = random_candidates(first, 9, np.random.RandomState(0))
+    assert draw.shape == (40, 14)
+    np.testing.assert_array_equal(draw[:, :5], first)
+    assert all(len(set(row)) == 14 and i not in row for i, row in enumerate(draw.tolist()))
+    np.testing.assert_array_equal(draw, random_candidates(first, 9, np.random.RandomState(0)))
+    assert not np.array_equal(draw, random_candidates(first, 9, np.random.RandomState(1)))
+
+
+def test_njw_labels_recover_the_blocks_of_a_block_diagonal_affinity():
+    W = np.kron(np.eye(3), np.ones((4, 4))) - np.eye(12)
+    labels = njw_labels(W, 3, np.random.RandomState(0))
+    assert len(set(labels)) == 3
+    assert all(len(set(labels[4 * b:4 * b + 4])) == 1 for b in range(3))
+
+
+@pytest.mark.parametrize("estimator", [
+    TunedKSSC(2, n_neighbors=10, alpha=20.0, random_state=0),
+    TunedKSSC(2, n_neighbors=8, n_random=8, alpha=800.0, affine=True, normalize=False,
+              metric="l2", threshold=0.7, random_state=0),
+    TunedKSSC(2, n_neighbors=10, n_random=5, alpha=20.0, outlier=True, random_state=0),
+    TunedSSC(2, alpha=20.0, random_state=0),
+    TunedSSC(2, alpha=800.0, affine=True, normalize=False, threshold=0.7, random_state=0),
+    TunedSSC(2, alpha=20.0, outlier=True, random_state=0)])
 def test_tuned_estimators_separate_two_subspaces(estimator):
     from kssc.datasets.synthetic import make_subspaces
     from kssc.metrics import clustering_error
@@ -90,25 +213,16 @@ def test_tuned_estimators_separate_two_subspaces(estimator):
     assert clustering_error(y, estimator.fit(X).labels_) == 0.0
 
 
+@pytest.mark.parametrize("estimator", [TunedKSSC(2, affine=True, outlier=True),
+                                       TunedSSC(2, affine=True, outlier=True)])
+def test_affine_with_outlier_is_refused(estimator):
+    X = np.random.default_rng(0).standard_normal((30, 5))
+    with pytest.raises(ValueError, match="affine=True with outlier=True"):
+        estimator.fit(X)
+
+
 def test_threshold_rows_keeps_the_largest_entries_up_to_rho_of_the_l1_mass():
     coef = np.array([[0.5, -0.3, 0.1, 0.1], [0.0, 0.0, 0.0, 0.0], [-1.0, 0.0, 0.0, 0.0]])
     np.testing.assert_array_equal(threshold_rows(coef, 0.7),
                                   [[0.5, -0.3, 0.0, 0.0], [0.0] * 4, [-1.0, 0.0, 0.0, 0.0]])
     np.testing.assert_array_equal(threshold_rows(coef, 1.0), coef)
-
-
-@pytest.mark.parametrize("metric", ["centred_abs_cosine", "abs_cosine", "euclidean"])
-def test_union_neighbours_adds_distinct_other_points(metric):
-    X = np.random.default_rng(1).standard_normal((40, 6))
-    first = l2_neighbours(X, 5)
-    indices = union_neighbours(X, first, 7, metric)
-    assert indices.shape == (40, 12)
-    np.testing.assert_array_equal(indices[:, :5], first)
-    assert all(len(set(row)) == 12 and i not in row for i, row in enumerate(indices.tolist()))
-
-
-def test_union_fraction_one_takes_all_neighbours_by_the_union_metric():
-    X = np.random.default_rng(2).standard_normal((30, 5))
-    est = TunedKSSC(2, n_neighbors=8, union_metric="abs_cosine", union_fraction=1.0,
-                    random_state=0).fit(X)
-    assert est.neighbors_.shape == (30, 8)
