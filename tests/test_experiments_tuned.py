@@ -13,7 +13,7 @@ from experiments import _runner
 from sklearn.linear_model import Lasso
 
 from experiments._tuned import (TunedKSSC, TunedSSC, global_lam, l2_neighbours,
-                                lasso_admm, njw_labels, outlier_lasso_admm, outlier_scales,
+                                lasso_admm, njw_labels, remove_top_components, outlier_lasso_admm, outlier_scales,
                                 random_candidates, ssc_admm,
                                 threshold_rows)
 from kssc.datasets import get_data_dir
@@ -190,6 +190,15 @@ def test_random_candidates_are_distinct_new_other_points_and_seeded():
     assert not np.array_equal(draw, random_candidates(first, 9, np.random.RandomState(1)))
 
 
+def test_remove_top_components_leaves_the_orthogonal_complement():
+    X = np.random.default_rng(6).standard_normal((20, 8))
+    top = np.linalg.svd(X)[2][:3]
+    Q = remove_top_components(X, 3)
+    np.testing.assert_allclose(Q @ top.T, 0.0, atol=1e-12)
+    np.testing.assert_allclose(X - Q, (X @ top.T) @ top, atol=1e-12)
+    assert remove_top_components(X, 0) is X
+
+
 def test_njw_labels_recover_the_blocks_of_a_block_diagonal_affinity():
     W = np.kron(np.eye(3), np.ones((4, 4))) - np.eye(12)
     labels = njw_labels(W, 3, np.random.RandomState(0))
@@ -202,6 +211,8 @@ def test_njw_labels_recover_the_blocks_of_a_block_diagonal_affinity():
     TunedKSSC(2, n_neighbors=8, n_random=8, alpha=800.0, affine=True, normalize=False,
               metric="l2", threshold=0.7, random_state=0),
     TunedKSSC(2, n_neighbors=10, n_random=5, alpha=20.0, outlier=True, random_state=0),
+    TunedKSSC(2, n_neighbors=10, n_random=5, neighbour_pcs=2, alpha=20.0, outlier=True,
+              normalize=False, random_state=0),
     TunedSSC(2, alpha=20.0, random_state=0),
     TunedSSC(2, alpha=800.0, affine=True, normalize=False, threshold=0.7, random_state=0),
     TunedSSC(2, alpha=20.0, outlier=True, random_state=0)])
