@@ -18,6 +18,8 @@ import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
+from kssc._batch import ProblemBatch
+
 # Below this fraction of non-zeros, C @ K is computed as a sparse-dense product.
 _SPARSE_BELOW = 0.05
 # Products smaller than this many multiply-adds run on one BLAS thread: for them thread
@@ -130,11 +132,8 @@ def _ssc_fista(X, lam, positive, column_wise, tol, max_iter, rho0, growth):
     X = row_space_factor(X)
     n, r = X.shape
     smooth = _FeatureSmooth(X) if 2 * r < n else _GramSmooth(X)
-    coef = np.zeros((n, n))
-    n_iter = np.full(n, max_iter, dtype=np.int64)
-    converged = np.zeros(n, dtype=bool)
-
-    act = np.arange(n)
+    batch = ProblemBatch(n, n, max_iter)
+    act = batch.index
     C, C_prev, J, G, T = (np.zeros((n, n)) for _ in range(5))
     M, M_prev, MJ = (np.zeros((n, smooth.width)) for _ in range(3))
     alpha = np.ones(n) if column_wise else 1.0
@@ -216,20 +215,15 @@ def _ssc_fista(X, lam, positive, column_wise, tol, max_iter, rho0, growth):
             done = np.full(len(act), abs(F.sum() - F_prev.sum()) <= tol)
         F_prev = F
         if done.any():
-            finished = act[done]
-            coef[finished] = C[done]
-            n_iter[finished] = it
-            converged[finished] = True
+            batch.finish(done, C, it)
             keep = ~done
-            act = act[keep]
-            if act.size == 0:
+            if batch.drop(keep):
                 break
+            act = batch.index
             C, C_prev, J, G, T = C[keep], C_prev[keep], J[keep], G[keep], T[keep]
             M, M_prev, MJ = M[keep], M_prev[keep], MJ[keep]
             rho, F_prev, alpha = rho[keep], F_prev[keep], alpha[keep]
-    if act.size:
-        coef[act] = C
-    return coef, n_iter, converged
+    return batch.result(C)
 
 
 def row_space_factor(X):
@@ -277,10 +271,8 @@ def _ssc_ladmpsap(X, lam, positive, column_wise, tol_primal, tol_change, max_ite
     rho = 1.2 * spectral_sq
     norm = max(np.linalg.norm(Xr), np.finfo(float).tiny)
 
-    coef = np.zeros((n, n))
-    n_iter = np.full(n, max_iter, dtype=np.int64)
-    converged = np.zeros(n, dtype=bool)
-    act = np.arange(n)
+    batch = ProblemBatch(n, n, max_iter)
+    act = batch.index
     C = np.zeros((n, n))
     CX = np.zeros_like(Xr)
     E = np.zeros_like(Xr)
@@ -308,15 +300,10 @@ def _ssc_ladmpsap(X, lam, positive, column_wise, tol_primal, tol_change, max_ite
 
         done = (primal < tol_primal) & (change < tol_change)
         if done.any():
-            finished = act[done]
-            coef[finished] = C[done]
-            n_iter[finished] = it
-            converged[finished] = True
+            batch.finish(done, C, it)
             keep = ~done
-            act = act[keep]
-            if act.size == 0:
+            if batch.drop(keep):
                 break
+            act = batch.index
             C, CX, E, Y, mu = C[keep], CX[keep], E[keep], Y[keep], mu[keep]
-    if act.size:
-        coef[act] = C
-    return coef, n_iter, converged
+    return batch.result(C)

@@ -30,7 +30,6 @@ from time import perf_counter
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.cluster import KMeans
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from kssc._base import SelfExpressiveClustering
@@ -38,7 +37,7 @@ from kssc._validation import check_n_neighbors, normalize_rows
 from kssc.neighbours import METRICS, nearest_neighbours
 from kssc.prox import soft_threshold
 from kssc.representation import coefficients_to_sparse
-from kssc.spectral import estimate_n_clusters, top_eigenvectors
+from kssc.spectral import spectral_clustering
 
 ADMM_TOL = 2e-4           # Elhamifar's thr
 ADMM_MAX_ITER = 200       # Elhamifar's maxIter
@@ -75,19 +74,20 @@ def lasso_admm(gram, corr, mu1, mu2, *, affine=True, tol=ADMM_TOL, max_iter=ADMM
     return c, it
 
 
-def outlier_lasso_admm(A, X, mu1, mu2, gamma, *, tol=ADMM_TOL, max_iter=ADMM_MAX_ITER):
+def outlier_lasso_admm(A, X, gram, corr, mu1, mu2, gamma, *, tol=ADMM_TOL,
+                       max_iter=ADMM_MAX_ITER):
     """Elhamifar and Vidal's outlier ADMM (admmOutlier_mat_func) for a batch of points.
 
     Point i: min ||z||_1 + ||e||_1 + mu1/2 ||x_i - A_i^T z - e / gamma||^2 with A (n, k, D),
-    X (n, D): their ADMM on the dictionary [A_i^T, I / gamma], its (k + D)-square system
-    solved through the Schur complement of the identity block (k x k per point).
+    X (n, D), gram (n, k, k) = A_i A_i^T and corr (n, k) = A_i x_i: their ADMM on the
+    dictionary [A_i^T, I / gamma], its (k + D)-square system solved through the Schur
+    complement of the identity block (k x k per point).
     Returns (z (n, k), the iteration count).
     """
     n, k, _ = A.shape
     beta, s = mu1 / gamma, mu1 / gamma**2 + mu2
-    gram = np.matmul(A, A.transpose(0, 2, 1))
     schur_inverse = np.linalg.inv((mu1 - beta**2 / s) * gram + mu2 * np.eye(k))
-    rhs_z, rhs_e = mu1 * np.einsum("nkd,nd->nk", A, X), beta * X
+    rhs_z, rhs_e = mu1 * corr, beta * X
     z_c, z_e = np.zeros((n, k)), np.zeros(X.shape)
     dual_z, dual_e = np.zeros((n, k)), np.zeros(X.shape)
     for it in range(1, max_iter + 1):
@@ -106,6 +106,13 @@ def outlier_lasso_admm(A, X, mu1, mu2, gamma, *, tol=ADMM_TOL, max_iter=ADMM_MAX
         if gap <= tol:
             break
     return z_c, it
+
+
+def candidate_products(X, indices):
+    """(gram (n, k, k), corr (n, k)): A_i A_i^T and A_i x_i for A_i = X[indices[i]], gathered
+    from X X^T (O(n^2) memory: a few thousand points)."""
+    G = X @ X.T
+    return G[indices[:, :, None], indices[:, None, :]], G[np.arange(len(X))[:, None], indices]
 
 
 def ssc_admm(X, alpha, *, affine=True, outlier=False, tol=ADMM_TOL, max_iter=ADMM_MAX_ITER):
@@ -223,16 +230,6 @@ def random_candidates(first, n_random, random_state):
     return np.hstack([first, picks])
 
 
-def njw_labels(W, n_clusters, random_state, n_init=20):
-    """Ng, Jordan and Weiss: top eigenvectors of D^-1/2 W D^-1/2, unit rows, k-means."""
-    W = sp.csr_matrix(W)
-    degrees = np.asarray(W.sum(axis=1)).ravel() + np.finfo(float).eps
-    scale = sp.diags(1.0 / np.sqrt(degrees))
-    _, vectors = top_eigenvectors((scale @ W @ scale).tocsr(), n_clusters, random_state)
-    vectors = vectors / (np.linalg.norm(vectors, axis=1, keepdims=True) + np.finfo(float).eps)
-    return KMeans(n_clusters, n_init=n_init, random_state=random_state).fit_predict(vectors)
-
-
 def _max_normalize(Z):
     """Divide every row of the CSR matrix Z by its largest |entry| (rows of zeros stay zero)."""
     Z = sp.csr_matrix(Z)
@@ -258,9 +255,7 @@ class _TunedMixin:
         return Z.tocsr()
 
     def _labels(self, W, n_clusters, random_state):
-        if n_clusters is None:
-            n_clusters = estimate_n_clusters(W, random_state=random_state)
-        return njw_labels(W, n_clusters, random_state).astype(np.int64)
+        return spectral_clustering(W, n_clusters, assign_labels="njw", random_state=random_state)
 
 
 _COMMON = {
@@ -318,15 +313,13 @@ class TunedKSSC(_TunedMixin, SelfExpressiveClustering):
             indices, _ = nearest_neighbours(Q, k, metric=self.metric, algorithm="exact")
         indices = random_candidates(indices, min(self.n_random, n - 1 - k), random_state)
         found = perf_counter()
-        A = P[indices]
-        corr = np.einsum("nkd,nd->nk", A, P)
+        gram, corr = candidate_products(P, indices)
         lam_max = np.abs(corr).max(axis=1)
         if self.outlier:
             mu1, gamma = outlier_scales(P, self.alpha, lam_max)
-            coef, n_iter = outlier_lasso_admm(A, P, mu1, self.alpha, gamma)
+            coef, n_iter = outlier_lasso_admm(P[indices], P, gram, corr, mu1, self.alpha, gamma)
         else:
-            coef, n_iter = lasso_admm(np.matmul(A, A.transpose(0, 2, 1)), corr,
-                                      self.alpha / global_lam(lam_max), self.alpha,
+            coef, n_iter = lasso_admm(gram, corr, self.alpha / global_lam(lam_max), self.alpha,
                                       affine=self.affine)
         solved = perf_counter()
         self.neighbors_ = indices

@@ -11,6 +11,7 @@ the objective changes by at most `tol`, at most `max_iter` iterations, rho kept 
 
 import numpy as np
 
+from ._batch import ProblemBatch
 from .prox import nonneg_soft_threshold, soft_threshold
 
 
@@ -32,11 +33,7 @@ def solve_lasso_fista(gram, corr, sq_norms, lam, *, positive=True, tol=1e-6, max
     n, k = corr.shape
     prox = nonneg_soft_threshold if positive else soft_threshold
     lam = np.broadcast_to(np.asarray(lam, dtype=float), (n,)).copy()
-    coef = np.zeros((n, k))
-    n_iter = np.full(n, max_iter, dtype=np.int64)
-    converged = np.zeros(n, dtype=bool)
-
-    act = np.arange(n)
+    batch = ProblemBatch(n, k, max_iter)
     G, b, c, lam_a = gram, corr, np.asarray(sq_norms, dtype=float), lam
     z = np.zeros((n, k))
     Gz = np.zeros((n, k))
@@ -57,7 +54,7 @@ def solve_lasso_fista(gram, corr, sq_norms, lam, *, positive=True, tol=1e-6, max
         # For a quadratic smooth part the paper's test F(z) > Q(z, j) is exactly
         # d^T G d > rho ||d||^2 with d = z - j; this form has no cancellation, so it
         # always ends once rho exceeds the largest eigenvalue of G.
-        todo = np.arange(len(act))
+        todo = np.arange(len(z))
         while todo.size:
             step = z[todo] - j[todo]
             curvature = np.einsum("ni,ni->n", step, Gz[todo] - Gj[todo])
@@ -77,21 +74,15 @@ def solve_lasso_fista(gram, corr, sq_norms, lam, *, positive=True, tol=1e-6, max
         done = (np.abs(F - F_prev) <= tol) & live
         F_prev = F
         if done.any():
-            finished = act[done]
-            coef[finished] = z[done]
-            n_iter[finished] = it
-            converged[finished] = True
+            batch.finish(done, z, it)
             live &= ~done
             if not live.any():
-                act = act[live]
                 break
             if live.sum() <= live.size // 2:
                 keep = live
-                act = act[keep]
+                batch.drop(keep)
                 G, b, c, lam_a = G[keep], b[keep], c[keep], lam_a[keep]
                 z, Gz, z_prev, Gz_prev = z[keep], Gz[keep], z_prev[keep], Gz_prev[keep]
                 j, Gj, alpha, rho, F_prev = j[keep], Gj[keep], alpha[keep], rho[keep], F_prev[keep]
-                live = np.ones(act.size, dtype=bool)
-    if act.size:
-        coef[act[live]] = z[live]
-    return coef, n_iter, converged
+                live = np.ones(keep.sum(), dtype=bool)
+    return batch.result(z, live)

@@ -15,6 +15,7 @@ z and the e change, as the paper writes it.
 
 import numpy as np
 
+from ._batch import ProblemBatch
 from .prox import nonneg_soft_threshold, soft_threshold
 
 
@@ -38,25 +39,22 @@ def solve_exact_ladmpsap(gram, corr, sq_norms, lam, *, positive=False, tol_prima
     rho = 1.2 * spectral_sq
     norm = np.sqrt(spectral_sq)
 
-    coef = np.zeros((n, k))
-    n_iter = np.full(n, max_iter, dtype=np.int64)
-    converged = np.zeros(n, dtype=bool)
-    act = np.arange(n)
+    batch = ProblemBatch(n, k, max_iter)
     z = np.zeros((n, k))
     e = np.zeros((n, k + 1))
     y = np.zeros((n, k + 1))
     mu = np.full(n, float(mu0))
 
     for it in range(1, max_iter + 1):
-        w = np.concatenate([z, np.broadcast_to(-1.0, (len(act), 1))], axis=1) + e + y / mu[:, None]
+        w = np.concatenate([z, np.broadcast_to(-1.0, (len(z), 1))], axis=1) + e + y / mu[:, None]
         grad = np.einsum("nij,nj->ni", H[:, :k, :], w)
         z_new = prox(z - (mu / rho)[:, None] * grad, (lam / rho)[:, None])
-        e_new = (-np.concatenate([z_new, np.broadcast_to(-1.0, (len(act), 1))], axis=1)
+        e_new = (-np.concatenate([z_new, np.broadcast_to(-1.0, (len(z), 1))], axis=1)
                  - y / mu[:, None]) / (1.0 / mu + 1.0)[:, None]
         dz = np.linalg.norm(z_new - z, axis=1)
         de = _quad_norm(H, e_new - e)
         change = mu * np.maximum(np.sqrt(rho) * dz, de) / norm
-        primal_w = np.concatenate([z_new, np.broadcast_to(-1.0, (len(act), 1))], axis=1) + e_new
+        primal_w = np.concatenate([z_new, np.broadcast_to(-1.0, (len(z), 1))], axis=1) + e_new
         primal = _quad_norm(H, primal_w) / norm
         z, e = z_new, e_new
         y = y + mu[:, None] * primal_w
@@ -64,16 +62,10 @@ def solve_exact_ladmpsap(gram, corr, sq_norms, lam, *, positive=False, tol_prima
 
         done = (primal < tol_primal) & (change < tol_change)
         if done.any():
-            finished = act[done]
-            coef[finished] = z[done]
-            n_iter[finished] = it
-            converged[finished] = True
+            batch.finish(done, z, it)
             keep = ~done
-            act = act[keep]
-            if act.size == 0:
+            if batch.drop(keep):
                 break
             H, z, e, y, mu = H[keep], z[keep], e[keep], y[keep], mu[keep]
             rho, norm, lam = rho[keep], norm[keep], lam[keep]
-    if act.size:
-        coef[act] = z
-    return coef, n_iter, converged
+    return batch.result(z)

@@ -3,7 +3,10 @@
 `ncut` follows protocol 1.7: drop |W| <= 1e-6, add the offset 0.5 to the degrees and the
 diagonal, take the top eigenvectors of D^-1/2 W D^-1/2 with a sparse eigensolver, and
 discretise them with Yu and Shi's multiclass rotation (random first row). The k-means
-option embeds and row-normalises the same eigenvectors (Ng, Jordan and Weiss).
+option embeds and row-normalises the same eigenvectors (Ng, Jordan and Weiss). The "njw"
+option is Ng, Jordan and Weiss as Elhamifar and Vidal's SSC code runs it
+(`SpectralClustering.m`): D^-1/2 W D^-1/2 with neither threshold nor offset, unit rows,
+k-means with 20 restarts.
 """
 
 import numpy as np
@@ -13,7 +16,7 @@ from scipy.sparse.linalg import eigsh
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 
-ASSIGN_LABELS = ("discretize", "kmeans")
+ASSIGN_LABELS = ("discretize", "kmeans", "njw")
 _DENSE_LIMIT = 1000
 
 
@@ -91,6 +94,15 @@ def ncut_embedding(W, n_clusters, *, random_state=None):
     return vectors * signs
 
 
+def njw_embedding(W, n_clusters, *, random_state=None):
+    """Top eigenvectors of D^-1/2 W D^-1/2 (d = row sums + eps), rows scaled to unit norm."""
+    W = sp.csr_matrix(W, dtype=np.float64)
+    eps = np.finfo(float).eps
+    scale = sp.diags(1.0 / np.sqrt(np.asarray(W.sum(axis=1)).ravel() + eps))
+    _, vectors = top_eigenvectors((scale @ W @ scale).tocsr(), n_clusters, random_state)
+    return vectors / (np.linalg.norm(vectors, axis=1, keepdims=True) + eps)
+
+
 def estimate_n_clusters(W, max_clusters=20, random_state=None):
     """Number of clusters by the largest gap among the top eigenvalues of the N-Cut matrix."""
     n = W.shape[0]
@@ -107,7 +119,9 @@ def spectral_clustering(W, n_clusters=None, *, assign_labels="discretize", rando
                         max_clusters=20):
     """Labels of the points of the affinity W (n x n, symmetric, non-negative).
 
-    n_clusters=None estimates it by the eigen-gap (at most `max_clusters`).
+    n_clusters=None estimates it by the eigen-gap (at most `max_clusters`). assign_labels:
+    "discretize" (N-Cut, Yu-Shi rotation), "kmeans" (N-Cut eigenvectors, unit rows, k-means
+    with 10 restarts) or "njw" (module docstring).
     """
     if assign_labels not in ASSIGN_LABELS:
         raise ValueError(f"assign_labels must be one of {ASSIGN_LABELS}; got {assign_labels!r}.")
@@ -117,6 +131,9 @@ def spectral_clustering(W, n_clusters=None, *, assign_labels="discretize", rando
         n_clusters = estimate_n_clusters(W, max_clusters, rng)
     if n_clusters == 1:
         return np.zeros(n, dtype=np.int64)
+    if assign_labels == "njw":
+        embedding = njw_embedding(W, n_clusters, random_state=rng)
+        return KMeans(n_clusters, n_init=20, random_state=rng).fit_predict(embedding).astype(np.int64)
     vectors = ncut_embedding(W, n_clusters, random_state=rng)
     if assign_labels == "discretize":
         return discretize(vectors, rng)

@@ -12,8 +12,8 @@ from hydra import compose, initialize_config_dir
 from experiments import _runner
 from sklearn.linear_model import Lasso
 
-from experiments._tuned import (TunedKSSC, TunedSSC, global_lam, l2_neighbours,
-                                lasso_admm, njw_labels, remove_top_components, outlier_lasso_admm, outlier_scales,
+from experiments._tuned import (TunedKSSC, TunedSSC, candidate_products, global_lam, l2_neighbours,
+                                lasso_admm, remove_top_components, outlier_lasso_admm, outlier_scales,
                                 random_candidates, ssc_admm,
                                 threshold_rows)
 from kssc.datasets import get_data_dir
@@ -133,15 +133,30 @@ def test_ssc_admm_follows_elhamifars_admm(affine):
 
 def test_outlier_admm_matches_the_lasso_with_an_identity_dictionary():
     # min ||z||_1 + ||e||_1 + mu1/2 ||x - A^T z - e / gamma||^2 is a lasso on [A^T, I / gamma].
-    A, x, _, _ = _problems(n=3, k=6, d=5, seed=4)
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((9, 5))
+    indices = np.array([rng.permutation(np.delete(np.arange(9), i))[:6] for i in range(9)])
+    gram, corr = candidate_products(X, indices)
     mu1, gamma = 4.0, 2.0
-    z, _ = outlier_lasso_admm(A, x, mu1, 1.0, gamma, tol=1e-11, max_iter=50_000)
-    d = x.shape[1]
-    for i in range(3):
-        B = np.hstack([A[i].T, np.eye(d) / gamma])
+    z, _ = outlier_lasso_admm(X[indices], X, gram, corr, mu1, 1.0, gamma, tol=1e-11,
+                              max_iter=50_000)
+    d = X.shape[1]
+    for i in range(len(X)):
+        B = np.hstack([X[indices[i]].T, np.eye(d) / gamma])
         ref = Lasso(alpha=1.0 / (mu1 * d), fit_intercept=False, tol=1e-12,
-                    max_iter=100_000).fit(B, x[i]).coef_[:6]
+                    max_iter=100_000).fit(B, X[i]).coef_[:6]
         np.testing.assert_allclose(z[i], ref, atol=1e-6)
+
+
+def test_candidate_products_match_the_stacked_dictionaries():
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((7, 4))
+    indices = np.array([[1, 2, 3], [0, 6, 5], [4, 0, 1], [2, 5, 6], [3, 1, 0], [6, 4, 2],
+                        [5, 3, 4]])
+    gram, corr = candidate_products(X, indices)
+    A = X[indices]
+    np.testing.assert_allclose(gram, A @ A.transpose(0, 2, 1))
+    np.testing.assert_allclose(corr, np.einsum("nkd,nd->nk", A, X))
 
 
 def _admm_outlier_mat_func(Y, alpha, thr=2e-4, max_iter=200):
@@ -197,13 +212,6 @@ def test_remove_top_components_leaves_the_orthogonal_complement():
     np.testing.assert_allclose(Q @ top.T, 0.0, atol=1e-12)
     np.testing.assert_allclose(X - Q, (X @ top.T) @ top, atol=1e-12)
     assert remove_top_components(X, 0) is X
-
-
-def test_njw_labels_recover_the_blocks_of_a_block_diagonal_affinity():
-    W = np.kron(np.eye(3), np.ones((4, 4))) - np.eye(12)
-    labels = njw_labels(W, 3, np.random.RandomState(0))
-    assert len(set(labels)) == 3
-    assert all(len(set(labels[4 * b:4 * b + 4])) == 1 for b in range(3))
 
 
 @pytest.mark.parametrize("estimator", [

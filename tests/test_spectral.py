@@ -19,7 +19,7 @@ def _block_graph(sizes, seed=0, noise=0.01):
     return sp.csr_matrix(W), y
 
 
-@pytest.mark.parametrize("assign_labels", ["discretize", "kmeans"])
+@pytest.mark.parametrize("assign_labels", ["discretize", "kmeans", "njw"])
 def test_recovers_blocks(assign_labels):
     W, y = _block_graph([30, 40, 50])
     labels = spectral_clustering(W, 3, assign_labels=assign_labels, random_state=0)
