@@ -74,28 +74,33 @@ def lasso_admm(gram, corr, mu1, mu2, *, affine=True, tol=ADMM_TOL, max_iter=ADMM
     return c, it
 
 
-def outlier_lasso_admm(A, X, gram, corr, mu1, mu2, gamma, *, tol=ADMM_TOL,
+def outlier_lasso_admm(X, indices, gram, corr, mu1, mu2, gamma, *, tol=ADMM_TOL,
                        max_iter=ADMM_MAX_ITER):
-    """Elhamifar and Vidal's outlier ADMM (admmOutlier_mat_func) for a batch of points.
+    """Elhamifar and Vidal's outlier ADMM (admmOutlier_mat_func), point i of X (n, D) coded
+    over its candidates A_i = X[indices[i]] (indices (n, k), distinct per row; gram and corr
+    as `candidate_products` gives them).
 
-    Point i: min ||z||_1 + ||e||_1 + mu1/2 ||x_i - A_i^T z - e / gamma||^2 with A (n, k, D),
-    X (n, D), gram (n, k, k) = A_i A_i^T and corr (n, k) = A_i x_i: their ADMM on the
+    Point i: min ||z||_1 + ||e||_1 + mu1/2 ||x_i - A_i^T z - e / gamma||^2: their ADMM on the
     dictionary [A_i^T, I / gamma], its (k + D)-square system solved through the Schur
-    complement of the identity block (k x k per point).
+    complement of the identity block (k x k per point). The products with the A_i are
+    matrix products: A_i b_i gathered from B X^T, A_i^T u_i as the rows of U X with U (n, n)
+    holding u_i at the candidates (O(n^2) memory: a few thousand points).
     Returns (z (n, k), the iteration count).
     """
-    n, k, _ = A.shape
+    n, k = indices.shape
+    rows = np.arange(n)[:, None]
     beta, s = mu1 / gamma, mu1 / gamma**2 + mu2
     schur_inverse = np.linalg.inv((mu1 - beta**2 / s) * gram + mu2 * np.eye(k))
     rhs_z, rhs_e = mu1 * corr, beta * X
+    U = np.zeros((n, n))
     z_c, z_e = np.zeros((n, k)), np.zeros(X.shape)
     dual_z, dual_e = np.zeros((n, k)), np.zeros(X.shape)
     for it in range(1, max_iter + 1):
         a = rhs_z + mu2 * z_c - dual_z
         b = rhs_e + mu2 * z_e - dual_e
-        u = np.matmul(schur_inverse, a[:, :, None] - beta / s * np.matmul(A, b[:, :, None]))
-        v = (b - beta * np.matmul(u.transpose(0, 2, 1), A)[:, 0]) / s
-        u = u[:, :, 0]
+        u = np.matmul(schur_inverse, (a - beta / s * (b @ X.T)[rows, indices])[:, :, None])[:, :, 0]
+        U[rows, indices] = u
+        v = (b - beta * (U @ X)) / s
         c_new = soft_threshold(u + dual_z / mu2, 1.0 / mu2)
         e_new = soft_threshold(v + dual_e / mu2, 1.0 / mu2)
         dual_z += mu2 * (u - c_new)
@@ -269,18 +274,39 @@ _COMMON = {
 }
 
 
+def merge_candidates(first, more, n_new):
+    """Append to each row of `first` (n, k1) the first `n_new` entries of the same row of
+    `more` (n, >= k1 + n_new, distinct per row) that are not in it."""
+    taken = (more[:, :, None] == first[:, None, :]).any(axis=2)
+    order = np.argsort(taken, axis=1, kind="stable")[:, :n_new]
+    return np.hstack([first, np.take_along_axis(more, order, axis=1)])
+
+
+def _int_list(value, name, low):
+    values = np.atleast_1d(np.asarray(value))
+    if (values.ndim != 1 or values.size == 0 or not np.issubdtype(values.dtype, np.integer)
+            or values.min() < low):
+        raise ValueError(f"{name} must be an integer >= {low} or a non-empty list of them; "
+                         f"got {value!r}.")
+    return values.tolist()
+
+
 class TunedKSSC(_TunedMixin, SelfExpressiveClustering):
     """k-SSC with Elhamifar and Vidal's SSC model and solver on a candidate set per point:
     the `n_neighbors` nearest by `metric` (on unit vectors; "l2": the points as given), found
     after removing the top `neighbour_pcs` principal directions, plus `n_random` random other
     points. The lasso codes the points as prepared (`normalize`), components and all.
+
+    Lists of equal length for `n_neighbors` and `neighbour_pcs` give several views: view j
+    adds the n_neighbors[j] nearest points, with the top neighbour_pcs[j] directions removed,
+    that earlier views did not add (on Hopkins 155, [20, 10] with [1, 3]).
     """
 
     _parameter_constraints = {
         **_COMMON,
-        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "n_neighbors": [Interval(Integral, 1, None, closed="left"), "array-like"],
         "n_random": [Interval(Integral, 0, None, closed="left")],
-        "neighbour_pcs": [Interval(Integral, 0, None, closed="left")],
+        "neighbour_pcs": [Interval(Integral, 0, None, closed="left"), "array-like"],
         "metric": [StrOptions({*METRICS, "l2"})],
     }
 
@@ -299,25 +325,45 @@ class TunedKSSC(_TunedMixin, SelfExpressiveClustering):
         self.threshold = threshold
         self.random_state = random_state
 
+    def _views(self):
+        counts = _int_list(self.n_neighbors, "n_neighbors", 1)
+        pcs = _int_list(self.neighbour_pcs, "neighbour_pcs", 0)
+        if len(counts) != len(pcs):
+            raise ValueError(f"n_neighbors ({self.n_neighbors!r}) and neighbour_pcs "
+                             f"({self.neighbour_pcs!r}) must have the same length.")
+        return zip(counts, pcs)
+
+    def _nearest(self, Q, k):
+        if self.metric == "l2":
+            return l2_neighbours(Q, k)
+        return nearest_neighbours(Q, k, metric=self.metric, algorithm="exact")[0]
+
+    def _candidates(self, P, random_state):
+        n = P.shape[0]
+        indices = np.empty((n, 0), dtype=np.int64)
+        for count, pcs in self._views():
+            # Capped at n - 1 in all: one setting for a data set whose problems differ in size.
+            count = min(count, n - 1 - indices.shape[1])
+            if count == 0:
+                break
+            Q = remove_top_components(P, min(pcs, min(P.shape) - 1))
+            found = self._nearest(Q, check_n_neighbors(indices.shape[1] + count, n))
+            indices = merge_candidates(indices, found, count)
+        return random_candidates(indices, min(self.n_random, n - 1 - indices.shape[1]),
+                                 random_state)
+
     def _representation(self, X, random_state):
         self._check_model()
-        n = X.shape[0]
-        # Capped at n - 1: one setting for a data set whose problems differ in size.
-        k = check_n_neighbors(min(self.n_neighbors, n - 1), n)
         P = self._prepare(X)
+        n = P.shape[0]
         start = perf_counter()
-        Q = remove_top_components(P, min(self.neighbour_pcs, min(P.shape) - 1))
-        if self.metric == "l2":
-            indices = l2_neighbours(Q, k)
-        else:
-            indices, _ = nearest_neighbours(Q, k, metric=self.metric, algorithm="exact")
-        indices = random_candidates(indices, min(self.n_random, n - 1 - k), random_state)
+        indices = self._candidates(P, random_state)
         found = perf_counter()
         gram, corr = candidate_products(P, indices)
         lam_max = np.abs(corr).max(axis=1)
         if self.outlier:
             mu1, gamma = outlier_scales(P, self.alpha, lam_max)
-            coef, n_iter = outlier_lasso_admm(P[indices], P, gram, corr, mu1, self.alpha, gamma)
+            coef, n_iter = outlier_lasso_admm(P, indices, gram, corr, mu1, self.alpha, gamma)
         else:
             coef, n_iter = lasso_admm(gram, corr, self.alpha / global_lam(lam_max), self.alpha,
                                       affine=self.affine)

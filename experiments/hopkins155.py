@@ -1,6 +1,8 @@
 """Hopkins 155, the standard benchmark: all 155 sequences, no added noise, tuned methods.
 
-Each sequence is one trial (trajectories X (P, 2F) in file order, the labels as stored);
+Each sequence is fitted `experiment.trials` times with different seeds (trajectories X
+(P, 2F) in file order, the labels as stored): k-SSC's random candidates move its benchmark
+mean by about 0.1 point from draw to draw, so the table averages over the draws;
 every method's settings are fixed once for the whole data set (conf/method/*_tuned.yaml
 with the overrides of conf/experiment/hopkins155.yaml), never per sequence. The summary
 table gives mean and median error over the 2-motion, 3-motion and all sequences, and the
@@ -25,7 +27,7 @@ def sequences(exp):
 
 
 def tasks(exp):
-    return [({"sequence": name}, 0) for name in sequences(exp)]
+    return [({"sequence": name}, t) for t in range(exp.trials) for name in sequences(exp)]
 
 
 def trial(context, cell, trial, seed):
@@ -39,7 +41,8 @@ def trial(context, cell, trial, seed):
 
 
 def summary_table(frame, cfg=None):
-    """Mean / median error per method and group (2 motions, 3 motions, all), mean fit time."""
+    """Mean / median error per method and group (2 motions, 3 motions, all) over every
+    (sequence, trial) fit, the spread of the benchmark mean over trials, mean fit time."""
     rows = []
     groups = [("2 motions", frame["n_motions"] == 2), ("3 motions", frame["n_motions"] == 3),
               ("all", frame["n_motions"].notna())]
@@ -49,9 +52,11 @@ def summary_table(frame, cfg=None):
             if part.empty:
                 continue
             err = part["error"]
-            rows.append({"method": method, "group": group, "sequences": len(part),
-                         "failed": int(part["failed"].sum()), "mean": err.mean(),
-                         "median": err.median(), "time_fit_mean": part["time_fit"].mean(),
+            per_trial = err.groupby(part["trial"]).mean()
+            rows.append({"method": method, "group": group, "sequences": part["sequence"].nunique(),
+                         "fits": len(part), "failed": int(part["failed"].sum()), "mean": err.mean(),
+                         "median": err.median(), "trial_mean_min": per_trial.min(),
+                         "trial_mean_max": per_trial.max(), "time_fit_mean": part["time_fit"].mean(),
                          "time_representation_mean": part["time_representation"].mean(),
                          "published_ssc_mean": PUBLISHED_SSC[group][0],
                          "published_ssc_median": PUBLISHED_SSC[group][1]})

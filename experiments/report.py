@@ -310,6 +310,11 @@ def section_tuned(results):
         rows["k-SSC time (s)"] = wide[("time_fit_mean", "kssc_tuned")].values
         rows["SSC / k-SSC time"] = rows["SSC time (s)"] / rows["k-SSC time (s)"]
         out += [f"### {name}", "", profile_line(results, name), "", table(rows), ""]
+        if "trial_mean_min" in frame:
+            spread = frame[frame[group] == "all"].set_index("method")
+            out += ["Mean over all sequences, per trial (seed), lowest to highest: " + "; ".join(
+                f"{label(m)} {spread.loc[m, 'trial_mean_min']:.2f}-{spread.loc[m, 'trial_mean_max']:.2f} %"
+                for m in ("ssc_tuned", "kssc_tuned") if m in spread.index) + ".", ""]
         for key, target in targets.items():
             means = frame[frame[group] == key].set_index("method")["mean"]
             if means.empty:

@@ -4,7 +4,7 @@ Runs every experiment whose results are missing or stale, then draws every figur
 CSVs and writes results/REPORT.md. An experiment's results are current when
 results/<name>.csv exists and the fingerprint recorded beside it matches the composed
 config and the code that computes its results (kssc/, baselines/, the experiment machinery
-and its own module; see `result_sources`). So a fresh clone with the committed results redraws the
+its own module and the modules its config instantiates; see `result_sources`). So a fresh clone with the committed results redraws the
 figures without recomputing, and any change to a config or to that code reruns what it
 touches.
 
@@ -32,17 +32,21 @@ TUNED = ("hopkins155", "yale_subjects")
 PAPER = tuple(name for name in EXPERIMENTS if name not in TUNED)
 
 
-def result_sources(name):
+def result_sources(name, cfg=None):
     """The files whose code computes experiment `name`'s results.
 
     The packages, the trial machinery (experiments/_runner.py, _io.py), the experiment's
-    module and the experiment modules it imports: adding or editing another experiment
-    leaves this one current.
+    module, the experiment modules it imports and those the config's `_target_`s name (the
+    tuned estimators of experiments/_tuned.py): adding or editing another experiment leaves
+    this one current.
     """
     root = _io.REPO_ROOT
     files = {*root.joinpath("kssc").rglob("*.py"), *root.joinpath("baselines").rglob("*.py"),
              *(root / "experiments" / f for f in ("__init__.py", "_runner.py", "_io.py"))}
     todo = [root / "experiments" / f"{name}.py"]
+    if cfg is not None:
+        todo += [root / "experiments" / f"{target.split('.')[1]}.py"
+                 for target in _targets(config_as_dict(cfg)) if target.startswith("experiments.")]
     while todo:
         path = todo.pop()
         if path in files or not path.exists():
@@ -53,10 +57,20 @@ def result_sources(name):
     return sorted(files)
 
 
-def code_digest(name):
-    """Hash of the source files that compute experiment `name`'s results."""
+def _targets(node):
+    """Every `_target_` value in a config tree."""
+    if isinstance(node, dict):
+        own = [node["_target_"]] if "_target_" in node else []
+        return own + [t for v in node.values() for t in _targets(v)]
+    if isinstance(node, list):
+        return [t for v in node for t in _targets(v)]
+    return []
+
+
+def code_digest(name, cfg=None):
+    """Hash of the source files that compute experiment `name`'s results (with config `cfg`)."""
     digest = hashlib.sha256()
-    for path in result_sources(name):
+    for path in result_sources(name, cfg):
         digest.update(str(path.relative_to(_io.REPO_ROOT)).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
@@ -87,7 +101,7 @@ def main(argv=None):
     record = json.loads(record_path.read_text()) if record_path.exists() else {}
     for name in args.only:
         cfg = compose_config(name, args.profile, [f"results_dir={results}"])
-        current = fingerprint(cfg, code_digest(name))
+        current = fingerprint(cfg, code_digest(name, cfg))
         if not args.force and (results / f"{name}.csv").exists() and record.get(name) == current:
             print(f"{name}: results current ({current}), not recomputed")
             continue

@@ -13,7 +13,7 @@ from experiments import _runner
 from sklearn.linear_model import Lasso
 
 from experiments._tuned import (TunedKSSC, TunedSSC, candidate_products, global_lam, l2_neighbours,
-                                lasso_admm, remove_top_components, outlier_lasso_admm, outlier_scales,
+                                lasso_admm, merge_candidates, remove_top_components, outlier_lasso_admm, outlier_scales,
                                 random_candidates, ssc_admm,
                                 threshold_rows)
 from kssc.datasets import get_data_dir
@@ -138,7 +138,7 @@ def test_outlier_admm_matches_the_lasso_with_an_identity_dictionary():
     indices = np.array([rng.permutation(np.delete(np.arange(9), i))[:6] for i in range(9)])
     gram, corr = candidate_products(X, indices)
     mu1, gamma = 4.0, 2.0
-    z, _ = outlier_lasso_admm(X[indices], X, gram, corr, mu1, 1.0, gamma, tol=1e-11,
+    z, _ = outlier_lasso_admm(X, indices, gram, corr, mu1, 1.0, gamma, tol=1e-11,
                               max_iter=50_000)
     d = X.shape[1]
     for i in range(len(X)):
@@ -203,6 +203,36 @@ def test_random_candidates_are_distinct_new_other_points_and_seeded():
     assert all(len(set(row)) == 14 and i not in row for i, row in enumerate(draw.tolist()))
     np.testing.assert_array_equal(draw, random_candidates(first, 9, np.random.RandomState(0)))
     assert not np.array_equal(draw, random_candidates(first, 9, np.random.RandomState(1)))
+
+
+def test_merge_candidates_adds_the_first_new_points_in_order():
+    first = np.array([[1, 2], [0, 3]])
+    more = np.array([[2, 5, 1, 4, 3], [4, 0, 3, 2, 1]])
+    np.testing.assert_array_equal(merge_candidates(first, more, 2), [[1, 2, 5, 4], [0, 3, 4, 2]])
+
+
+def test_two_neighbour_views_add_distinct_neighbours_of_each_view():
+    X = np.random.default_rng(2).standard_normal((40, 8))
+    model = TunedKSSC(2, n_neighbors=[4, 3], neighbour_pcs=[0, 2], n_random=5, metric="l2",
+                      normalize=False, random_state=0).fit(X)
+    indices = model.neighbors_
+    assert indices.shape == (40, 12)
+    np.testing.assert_array_equal(indices[:, :4], l2_neighbours(X, 4))
+    second = l2_neighbours(remove_top_components(X, 2), 7)
+    for i in range(40):
+        assert len(set(indices[i])) == 12 and i not in indices[i]
+        assert list(indices[i, 4:7]) == [j for j in second[i] if j not in indices[i, :4]][:3]
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"n_neighbors": [5, 3], "neighbour_pcs": 1}, "same length"),
+    ({"n_neighbors": [5, 0], "neighbour_pcs": [1, 2]}, "n_neighbors must be an integer >= 1"),
+    ({"n_neighbors": 5, "neighbour_pcs": [-1]}, "neighbour_pcs must be an integer >= 0"),
+    ({"n_neighbors": [], "neighbour_pcs": []}, "non-empty list")])
+def test_bad_neighbour_views_are_refused(params, message):
+    X = np.random.default_rng(0).standard_normal((30, 5))
+    with pytest.raises(ValueError, match=message):
+        TunedKSSC(2, **params).fit(X)
 
 
 def test_remove_top_components_leaves_the_orthogonal_complement():
