@@ -42,7 +42,7 @@ class GFS(SelfExpressiveClustering):
         A point stops selecting once the norm of its residual is <= tol.
     affinity : {"binary", "coefficients"}
         Z[i, j] = 1 for every selected j (the authors' code), or |least-squares coefficient|.
-    assign_labels : {"discretize", "kmeans"}
+    assign_labels : {"discretize", "kmeans", "njw"}
     random_state : int, RandomState or None
 
     Attributes

@@ -90,7 +90,7 @@ class GSC(SelfExpressiveClustering):
     variant : {"paper", "orthonormal"}
         The authors' raw-point scores (U capped at max_subspace_dim - 1 points) or Park et
         al.'s projection norm onto an orthonormal basis of up to max_subspace_dim dimensions.
-    assign_labels : {"discretize", "kmeans"}
+    assign_labels : {"discretize", "kmeans", "njw"}
     random_state : int, RandomState or None
 
     Attributes

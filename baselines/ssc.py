@@ -53,7 +53,7 @@ class SSC(SelfExpressiveClustering):
         Relaxed: largest change of the objective (total, or per point with `column_wise`).
         Exact: eps_primal = 1000 * tol and eps_change = 100 * tol.
     max_iter : int, default=200
-    assign_labels : {"discretize", "kmeans"}
+    assign_labels : {"discretize", "kmeans", "njw"}
     random_state : int, RandomState or None
 
     Attributes

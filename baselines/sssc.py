@@ -110,8 +110,9 @@ class SSSC(ClusterMixin, BaseEstimator):
         l1 weight of the in-sample coding.
     kappa : float, default=1e-6
         Ridge weight of the out-of-sample coding.
-    assign_labels : {"kmeans", "discretize"}, default="kmeans"
-        Labels from the in-sample embedding: k-means (closest to Peng et al.) or Yu-Shi.
+    assign_labels : {"kmeans", "discretize", "njw"}, default="kmeans"
+        Labels from the in-sample embedding: k-means (closest to Peng et al.), Yu-Shi, or
+        Ng-Jordan-Weiss (`kssc.spectral`).
     random_state : int, RandomState or None
         Draws the in-sample set and seeds the spectral step.
 

@@ -45,7 +45,7 @@ class TSC(SelfExpressiveClustering):
     signed : bool, default=True
         Rank and weight by the signed inner product (the authors' code) or by its absolute
         value (Heckel and Boelcskei).
-    assign_labels : {"discretize", "kmeans"}
+    assign_labels : {"discretize", "kmeans", "njw"}
     random_state : int, RandomState or None
 
     Attributes

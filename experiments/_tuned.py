@@ -19,10 +19,12 @@ what their published Hopkins 155 and Extended Yale B figures come from:
 - Ng, Jordan and Weiss spectral clustering (normalised Laplacian, unit rows, k-means with
   20 restarts).
 
-k-SSC restricts A_i to a candidate set: the `n_neighbors` nearest points by `metric` plus
-`n_random` other points drawn uniformly at random (seeded by `random_state`). The random
-candidates keep each subspace's graph connected: with local neighbours only, a large motion's
-graph is a chain that N-Cut cuts in the middle (docs/tuned_accuracy.md).
+k-SSC restricts A_i to a candidate set: the `n_neighbors` nearest points by `metric` (found
+after removing the top `neighbour_pcs` principal directions; several such views may add
+their own neighbours) plus `n_random` other points drawn uniformly at random (seeded by
+`random_state`). The random candidates keep each subspace's graph connected: with local
+neighbours only, a large motion's graph is a chain that N-Cut cuts in the middle
+(docs/tuned_accuracy.md).
 """
 
 from numbers import Integral, Real
@@ -299,7 +301,7 @@ class TunedKSSC(_TunedMixin, SelfExpressiveClustering):
 
     Lists of equal length for `n_neighbors` and `neighbour_pcs` give several views: view j
     adds the n_neighbors[j] nearest points, with the top neighbour_pcs[j] directions removed,
-    that earlier views did not add (on Hopkins 155, [20, 10] with [1, 3]).
+    that earlier views did not add (on Hopkins 155, [15, 15] with [1, 3]).
     """
 
     _parameter_constraints = {

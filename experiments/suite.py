@@ -3,10 +3,10 @@
 Runs every experiment whose results are missing or stale, then draws every figure from the
 CSVs and writes results/REPORT.md. An experiment's results are current when
 results/<name>.csv exists and the fingerprint recorded beside it matches the composed
-config and the code that computes its results (kssc/, baselines/, the experiment machinery
-its own module and the modules its config instantiates; see `result_sources`). So a fresh clone with the committed results redraws the
-figures without recomputing, and any change to a config or to that code reruns what it
-touches.
+config and the code that computes its results (kssc/, baselines/, the experiment machinery,
+its own module and the modules its config instantiates; see `result_sources`). So a fresh
+clone with the committed results redraws the figures without recomputing, and any change to
+a config or to that code reruns what it touches.
 
 Usage: python -m experiments.suite [--profile default] [--only NAME ...] [--force]
 """

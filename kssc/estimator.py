@@ -40,8 +40,9 @@ class KSSC(SelfExpressiveClustering):
         Neighbours by Euclidean distance of unit vectors (the paper's code) or |cosine|.
     neighbor_algorithm : {"auto", "exact", "approximate"}
         "auto" uses exact blocked search below 50,000 points and an approximate index above.
-    assign_labels : {"discretize", "kmeans"}
-        N-Cut's Yu-Shi discretisation (the paper's code) or k-means on the embedding.
+    assign_labels : {"discretize", "kmeans", "njw"}
+        N-Cut's Yu-Shi discretisation (the paper's code), k-means on the embedding, or
+        Ng-Jordan-Weiss as Elhamifar and Vidal's SSC code runs it (`kssc.spectral`).
     tol, max_iter : stopping rule of the coefficient solver (FISTA: objective change).
     chunk_size : int or None
         Points per chunk of the coefficient step (default: about 64 MiB each).
