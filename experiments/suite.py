@@ -26,7 +26,7 @@ from experiments.run import CONFIG_DIR, run
 _IMPORT = re.compile(r"^from (?:experiments\.|\.)(\w+) import|^from (?:experiments|\.) import (\w+)", re.M)
 FINGERPRINTS = "FINGERPRINTS.json"
 # Beyond the paper, the standard benchmarks with a tuned configuration (docs/tuned_accuracy.md,
-# about 10 minutes): run on request (--only hopkins155 yale_subjects), not by `make figures`.
+# about 23 minutes): run on request (--only hopkins155 yale_subjects), not by `make figures`.
 TUNED = ("hopkins155", "yale_subjects")
 # What `make figures` runs: the paper's experiments and `scale` (10^4 to 10^6 points).
 PAPER = tuple(name for name in EXPERIMENTS if name not in TUNED)
