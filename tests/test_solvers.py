@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 from sklearn.linear_model import Lasso
 
+from kssc._batch import ProblemBatch
 from kssc.fista import solve_lasso_fista
 from kssc.ladmpsap import solve_exact_ladmpsap
 
@@ -71,3 +72,20 @@ def test_max_iter_reported_as_not_converged():
     A, x, gram, corr, sq = _problems()
     _, n_iter, converged = solve_lasso_fista(gram, corr, sq, 0.01, tol=0.0, max_iter=3)
     assert not converged.any() and (n_iter == 3).all()
+
+
+def test_problem_batch_keeps_finished_results_and_fills_in_the_rest():
+    values = np.arange(8.0).reshape(4, 2)
+    batch = ProblemBatch(4, 2, max_iter=9)
+    batch.finish(np.array([False, True, False, False]), values, 3)
+    assert not batch.drop(np.array([True, False, True, True]))
+    np.testing.assert_array_equal(batch.index, [0, 2, 3])
+    coef, n_iter, converged = batch.result(values[[0, 2, 3]] + 100.0)
+    np.testing.assert_array_equal(coef, [[100, 101], [2, 3], [104, 105], [106, 107]])
+    np.testing.assert_array_equal(n_iter, [9, 3, 9, 9])
+    np.testing.assert_array_equal(converged, [False, True, False, False])
+
+    masked = ProblemBatch(3, 1, max_iter=5)
+    coef, _, _ = masked.result(np.array([[1.0], [2.0], [3.0]]), live=np.array([True, False, True]))
+    np.testing.assert_array_equal(coef, [[1.0], [0.0], [3.0]])
+    assert masked.drop(np.zeros(3, dtype=bool))
