@@ -39,7 +39,6 @@ from kssc._validation import check_n_neighbors, normalize_rows
 from kssc.neighbours import METRICS, nearest_neighbours
 from kssc.prox import soft_threshold
 from kssc.representation import coefficients_to_sparse
-from kssc.spectral import spectral_clustering
 
 ADMM_TOL = 2e-4           # Elhamifar's thr
 ADMM_MAX_ITER = 200       # Elhamifar's maxIter
@@ -245,6 +244,8 @@ def _max_normalize(Z):
 
 
 class _TunedMixin:
+    assign_labels = "njw"   # their spectral step; fixed, not a parameter
+
     def _prepare(self, X):
         X = X.astype(float, copy=False)
         return normalize_rows(X)[0] if self.normalize else X
@@ -260,9 +261,6 @@ class _TunedMixin:
         Z = _max_normalize(Z)
         Z.eliminate_zeros()
         return Z.tocsr()
-
-    def _labels(self, W, n_clusters, random_state):
-        return spectral_clustering(W, n_clusters, assign_labels="njw", random_state=random_state)
 
 
 _COMMON = {

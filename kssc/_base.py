@@ -42,7 +42,8 @@ class SelfExpressiveClustering(ClusterMixin, BaseEstimator):
         Z, info = self._representation(X, rng)
         built = perf_counter()
         W = symmetric_affinity(Z)
-        self.labels_ = self._labels(W, n_clusters, rng)
+        self.labels_ = spectral_clustering(W, n_clusters, assign_labels=self.assign_labels,
+                                           random_state=rng)
         done = perf_counter()
         self.representation_matrix_ = Z
         self.affinity_matrix_ = W
@@ -51,11 +52,6 @@ class SelfExpressiveClustering(ClusterMixin, BaseEstimator):
         self.timings_ = {**info.get("timings", {}), "representation": built - start,
                          "spectral": done - built, "total": done - start}
         return self
-
-    def _labels(self, W, n_clusters, random_state):
-        """The spectral step (subclasses may choose another)."""
-        return spectral_clustering(W, n_clusters, assign_labels=self.assign_labels,
-                                   random_state=random_state)
 
     def fit_predict(self, X, y=None):
         """Fit and return the cluster label of every row of X."""
