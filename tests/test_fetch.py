@@ -1,8 +1,8 @@
 """Fetching against a real HTTP server on 127.0.0.1 (and file:// URLs) serving small files the tests make."""
 
 import hashlib
-import importlib.util
 import http.server
+import importlib.util
 import io
 import tarfile
 import threading

@@ -114,7 +114,7 @@ def require_files(name, relpaths, data_dir=None):
         raise DataNotFoundError(missing_message(name, missing, root, data_dir))
     checksums = read_checksums(name)
     paths = [root / rel for rel in relpaths]
-    for rel, path in zip(relpaths, paths):
+    for rel, path in zip(relpaths, paths, strict=True):
         verify_file(path, checksums[rel], fetch_command(name, root.parent))
     return paths
 

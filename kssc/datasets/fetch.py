@@ -453,7 +453,8 @@ def main(argv=None):
     parser.add_argument("--data-dir", help="data folder (default: $KSSC_DATA_DIR, else data/ in a checkout, "
                         "else the user cache folder)")
     parser.add_argument("--verify", action="store_true", help="only check the files present against the sums")
-    parser.add_argument("--url", action="append", default=[], metavar="NAME=URL", help="replace the sources of NAME (repeatable)")
+    parser.add_argument("--url", action="append", default=[], metavar="NAME=URL",
+                        help="replace the sources of NAME (repeatable)")
     parser.add_argument("--quiet", action="store_true", help="no progress output")
     args = parser.parse_args(argv)
     try:
