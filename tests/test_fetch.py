@@ -262,6 +262,12 @@ def test_cli_tries_every_dataset_and_reports_each(tmp_path, capsys):
     assert sorted(p.name for p in data.iterdir()) == ["tir"]
     assert (data / "tir" / "TIRlib.mat").read_bytes() == source.read_bytes()
 
+    (data / "tir" / "TIRlib.mat").unlink()
+    urls = {"hopkins155": ["http://127.0.0.1:9/gone.zip"], "tir": [source.as_uri()]}
+    with pytest.raises(DownloadError, match=r"^hopkins155: .*127\.0\.0\.1:9/gone\.zip"):
+        fetch_datasets(["hopkins155", "tir"], data, urls=urls, progress=False)
+    assert (data / "tir" / "TIRlib.mat").read_bytes() == source.read_bytes()  # fetched all the same
+
 
 def test_cli_verify_reports_missing(tmp_path, capsys):
     assert main(["--data-dir", str(tmp_path), "--verify", "hopkins155"]) == 1

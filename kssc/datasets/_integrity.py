@@ -10,8 +10,16 @@ _DIGESTS = {}
 class DataCorruptError(ValueError):
     """A data file's SHA-256 sum differs from the recorded one (corrupt, truncated or replaced).
 
-    Attributes `path`, `expected`, `actual` (hex SHA-256 sums) and `command` (the command that
-    downloads the file again and verifies it).
+    Raised by the loaders of `kssc.datasets` before they parse a file.
+
+    Attributes
+    ----------
+    path : str
+        The file.
+    expected, actual : str
+        The recorded and the actual SHA-256 sum (hex).
+    command : str
+        The command that downloads the file again and verifies it.
     """
 
     def __init__(self, path, expected, actual, command):
