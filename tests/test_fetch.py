@@ -264,7 +264,7 @@ def test_cli_tries_every_dataset_and_reports_each(tmp_path, capsys):
 
     (data / "tir" / "TIRlib.mat").unlink()
     urls = {"hopkins155": ["http://127.0.0.1:9/gone.zip"], "tir": [source.as_uri()]}
-    with pytest.raises(DownloadError, match=r"^hopkins155: .*127\.0\.0\.1:9/gone\.zip"):
+    with pytest.raises(DownloadError, match=r"(?s)^hopkins155: .*127\.0\.0\.1:9/gone\.zip"):
         fetch_datasets(["hopkins155", "tir"], data, urls=urls, progress=False)
     assert (data / "tir" / "TIRlib.mat").read_bytes() == source.read_bytes()  # fetched all the same
 
