@@ -317,3 +317,16 @@ def test_oversized_member_stops_at_the_recorded_size(server, spec, tmp_path, mon
 def test_unsupported_scheme(spec, tmp_path):
     with pytest.raises(DownloadError, match="unsupported URL scheme 'gopher'"):
         fetch_dataset(with_sources(spec, "gopher://example.org/toy.zip"), tmp_path / "toy", progress=False)
+
+
+def test_interrupted_fetch_leaves_nothing(spec, tmp_path, monkeypatch):
+    """Ctrl-C in the middle of a download: no data set folder, no staging folder, no partial file."""
+    def interrupted(url, output_file, pooch_instance):
+        Path(output_file).write_bytes(b"PK\x03\x04 half an archive")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(fetch_module, "_downloader", lambda url, progress: interrupted)
+    data = tmp_path / "data"
+    with pytest.raises(KeyboardInterrupt):
+        fetch_dataset(with_sources(spec, "http://127.0.0.1:9/toy.zip"), data / "toy", progress=False)
+    assert list(data.iterdir()) == []
