@@ -1,29 +1,26 @@
 """Hopkins 155: sequence lists (no data needed) and loading of the real files."""
 
-import os
 
 import numpy as np
 import pytest
 import scipy.io
+from datafiles import real_data
 
 from kssc.datasets import (
     PAPER41,
     DataNotFoundError,
-    get_data_dir,
     list_hopkins_sequences,
     load_hopkins,
     load_hopkins_sequence,
 )
-from kssc.datasets._paths import dataset_dir, read_checksums
+from kssc.datasets._paths import read_checksums
 from kssc.datasets.hopkins import hopkins_metadata
 
 
 @pytest.fixture(scope="module")
 def data_dir():
-    """The real data folder. With $KSSC_DATA_DIR set, missing files fail the tests."""
-    if not os.environ.get("KSSC_DATA_DIR") and not dataset_dir("hopkins155").exists():
-        pytest.skip("Hopkins 155 data not present: run `make data` or set KSSC_DATA_DIR")
-    return get_data_dir()
+    """The real data folder, holding every file of Hopkins 155 (else skip, naming a missing file)."""
+    return real_data("hopkins155")
 
 
 def test_sequence_lists():

@@ -1,21 +1,18 @@
 """TIR library on the real file, and the data folder / missing-data behaviour."""
 
-import os
 from pathlib import Path
 
 import numpy as np
 import pytest
+from datafiles import real_data
 
 from kssc.datasets import DataNotFoundError, get_data_dir, load_tir_library, make_tir
-from kssc.datasets._paths import dataset_dir
 
 
 @pytest.fixture(scope="module")
 def data_dir():
-    """The real data folder. With $KSSC_DATA_DIR set, missing files fail the tests."""
-    if not os.environ.get("KSSC_DATA_DIR") and not dataset_dir("tir").exists():
-        pytest.skip("TIR data not present: run `make data` or set KSSC_DATA_DIR")
-    return get_data_dir()
+    """The real data folder, holding every file of TIR (else skip, naming a missing file)."""
+    return real_data("tir")
 
 
 def test_load_tir_library(data_dir):

@@ -1,18 +1,21 @@
-"""Fetching against a real HTTP server on 127.0.0.1 serving small files the tests make."""
+"""Fetching against a real HTTP server on 127.0.0.1 (and file:// URLs) serving small files the tests make."""
 
 import hashlib
 import http.server
+import importlib.util
 import io
-import os
+import tarfile
 import threading
 import zipfile
 from functools import partial
 from pathlib import Path
 
 import pytest
+from datafiles import real_data
 
-from kssc.datasets import get_data_dir
-from kssc.datasets._paths import parse_checksums, read_checksums
+from kssc.datasets import DATASETS
+from kssc.datasets import fetch as fetch_module
+from kssc.datasets._paths import parse_checksums, read_checksums, read_sizes
 from kssc.datasets.fetch import (
     ChecksumError,
     DatasetSpec,
@@ -83,15 +86,18 @@ def server(tmp_path):
 
 @pytest.fixture
 def spec():
-    return DatasetSpec("toy", {rel: sha(data) for rel, data in FILES.items()}, ())
+    checksums = {rel: sha(data) for rel, data in FILES.items()}
+    return DatasetSpec("toy", checksums, {rel: len(data) for rel, data in FILES.items()}, ())
 
 
 def with_sources(spec, *urls):
-    return DatasetSpec(spec.name, spec.checksums, tuple(urls))
+    return DatasetSpec(spec.name, spec.checksums, spec.sizes, tuple(urls))
 
 
 def leftovers(folder):
-    return sorted(str(p.relative_to(folder)) for p in Path(folder).rglob("*") if p.name.endswith(".part"))
+    """Temporary files and staging folders left anywhere under `folder`."""
+    return sorted(str(p.relative_to(folder)) for p in Path(folder).rglob("*")
+                  if p.name.endswith(".part") or "-fetch-" in p.name or p.name.startswith("tmp"))
 
 
 def installed(folder):
@@ -143,7 +149,7 @@ def test_corrupt_member_raises_and_leaves_nothing(server, spec, tmp_path):
     assert str(target / "sub" / "b.bin") in message
     assert sha(FILES["sub/b.bin"]) in message and sha(corrupt["sub/b.bin"]) in message
     assert info.value.expected == sha(FILES["sub/b.bin"])
-    assert installed(target) == [] and leftovers(tmp_path) == []
+    assert not target.exists() and leftovers(tmp_path) == []
 
 
 def test_single_file_dataset_raw_download(server, tmp_path):
@@ -151,21 +157,21 @@ def test_single_file_dataset_raw_download(server, tmp_path):
     data = b"MATLAB 5.0 MAT-file, pretend" * 50
     (served / "lib.mat").write_bytes(data)
     (served / "bad.mat").write_bytes(data[:-3] + b"xyz")
-    one = DatasetSpec("one", {"lib.mat": sha(data)}, (f"{base}/lib.mat",))
+    one = DatasetSpec("one", {"lib.mat": sha(data)}, {"lib.mat": len(data)}, (f"{base}/lib.mat",))
     fetch_dataset(one, tmp_path / "one", progress=False)
     assert (tmp_path / "one" / "lib.mat").read_bytes() == data
     with pytest.raises(ChecksumError, match=r"lib\.mat.*expected sha256 [0-9a-f]{64}, got [0-9a-f]{64}"):
         fetch_dataset(with_sources(one, f"{base}/bad.mat"), tmp_path / "other", progress=False)
-    assert installed(tmp_path / "other") == [] and leftovers(tmp_path) == []
+    assert not (tmp_path / "other").exists() and leftovers(tmp_path) == []
 
 
 def test_truncated_transfer_raises_and_leaves_nothing(server, spec, tmp_path):
     base, served = server
     make_zip(served / "toy.zip", FILES)
     target = tmp_path / "toy"
-    with pytest.raises(DownloadError, match=r"truncated, received \d+ of \d+ bytes"):
+    with pytest.raises(DownloadError, match=r"IncompleteRead|Connection broken"):
         fetch_dataset(with_sources(spec, f"{base}/truncated/toy.zip"), target, progress=False)
-    assert installed(target) == [] and leftovers(tmp_path) == []
+    assert not target.exists() and leftovers(tmp_path) == []
 
 
 def test_truncated_archive_raises_and_leaves_nothing(server, spec, tmp_path):
@@ -174,9 +180,9 @@ def test_truncated_archive_raises_and_leaves_nothing(server, spec, tmp_path):
     make_zip(buffer, FILES)
     (served / "half.zip").write_bytes(buffer.getvalue()[: len(buffer.getvalue()) // 2])
     target = tmp_path / "toy"
-    with pytest.raises(DownloadError, match="not a zip archive"):
+    with pytest.raises(DownloadError, match="not a zip or tar archive"):
         fetch_dataset(with_sources(spec, f"{base}/half.zip"), target, progress=False)
-    assert installed(target) == [] and leftovers(tmp_path) == []
+    assert not target.exists() and leftovers(tmp_path) == []
 
 
 def test_falls_back_to_next_source(server, spec, tmp_path):
@@ -192,7 +198,8 @@ def test_all_sources_failing_lists_them(server, spec, tmp_path):
     base, _ = server
     with pytest.raises(DownloadError) as info:
         fetch_dataset(with_sources(spec, f"{base}/nope.zip"), tmp_path / "toy", progress=False)
-    assert "HTTP 404" in str(info.value) and f"{base}/nope.zip" in str(info.value)
+    assert "404" in str(info.value) and f"{base}/nope.zip" in str(info.value)
+    assert not (tmp_path / "toy").exists()
 
 
 def test_progress_on_stderr(server, spec, tmp_path, capsys):
@@ -200,13 +207,19 @@ def test_progress_on_stderr(server, spec, tmp_path, capsys):
     make_zip(served / "toy.zip", FILES)
     fetch_dataset(with_sources(spec, f"{base}/toy.zip"), tmp_path / "toy", progress=True)
     err = capsys.readouterr().err
-    assert "MB" in err and "3 of 3 file(s) to fetch" in err
+    assert "3 of 3 file(s) to fetch" in err and "done, 3 file(s) verified" in err
+    if importlib.util.find_spec("tqdm") is not None:
+        assert "100%" in err  # pooch's progress bar
 
 
 def test_recorded_checksum_lists():
     assert len(read_checksums("tir")) == 1
     assert len(read_checksums("hopkins155")) == 157
     assert len(read_checksums("yaleb")) == 2508
+    for name in DATASETS:
+        assert list(read_sizes(name)) == list(read_checksums(name))
+    assert read_sizes("tir") == {"TIRlib.mat": 177734}  # data/README.md and the manifest
+    assert sum(read_sizes("yaleb").values()) == 87_460_159
     assert parse_checksums(f"{'0' * 64} *x/y.bin\n\n") == {"x/y.bin": "0" * 64}
     with pytest.raises(ValueError, match="line 1"):
         parse_checksums("abc  file\n")
@@ -214,16 +227,13 @@ def test_recorded_checksum_lists():
 
 def test_cli_fetches_tir_and_verifies(server, tmp_path, monkeypatch, capsys):
     """End to end with the real TIR checksum, served from a copy of the real file."""
-    source = Path(os.environ.get("KSSC_DATA_DIR") or get_data_dir()) / "tir" / "TIRlib.mat"
-    if not source.is_file():
-        if os.environ.get("KSSC_DATA_DIR"):
-            pytest.fail(f"{source} missing although KSSC_DATA_DIR is set")
-        pytest.skip("TIR data not present")
+    source = real_data("tir") / "tir" / "TIRlib.mat"
     base, served = server
     (served / "TIRlib.mat").write_bytes(source.read_bytes())
     data = tmp_path / "data"
     assert main(["--data-dir", str(data), "--quiet", "--url", f"tir={base}/TIRlib.mat", "tir"]) == 0
     assert (data / "tir" / "TIRlib.mat").read_bytes() == source.read_bytes()
+    assert "tir: ok, 1 file(s) verified" in capsys.readouterr().out
     assert main(["--data-dir", str(data), "--verify", "tir"]) == 0
     assert "tir: OK" in capsys.readouterr().out
 
@@ -234,6 +244,29 @@ def test_cli_fetches_tir_and_verifies(server, tmp_path, monkeypatch, capsys):
     assert main(["--data-dir", str(data), "--verify", "tir"]) == 1
     out = capsys.readouterr().out
     assert "corrupt: TIRlib.mat" in out and sha(b"broken") in out
+    monkeypatch.setenv("KSSC_TIR_URL", f"{base}/does-not-exist {base}/TIRlib.mat")
+    assert main(["--data-dir", str(data), "--quiet", "tir"]) == 0  # repaired from the second source
+    assert (data / "tir" / "TIRlib.mat").read_bytes() == source.read_bytes()
+
+
+def test_cli_tries_every_dataset_and_reports_each(tmp_path, capsys):
+    """One unreachable source neither stops the others nor leaves an empty folder."""
+    source = real_data("tir") / "tir" / "TIRlib.mat"
+    data = tmp_path / "data"
+    argv = ["--data-dir", str(data), "--quiet", "--url", "hopkins155=http://127.0.0.1:9/gone.zip",
+            "--url", "yaleb=http://127.0.0.1:9/gone.zip", "--url", f"tir={source.as_uri()}"]
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    assert "hopkins155: failed: " in out and "127.0.0.1:9/gone.zip" in out
+    assert "yaleb: failed: " in out and f"tir: ok, 1 file(s) verified in {data / 'tir'}" in out
+    assert sorted(p.name for p in data.iterdir()) == ["tir"]
+    assert (data / "tir" / "TIRlib.mat").read_bytes() == source.read_bytes()
+
+    (data / "tir" / "TIRlib.mat").unlink()
+    urls = {"hopkins155": ["http://127.0.0.1:9/gone.zip"], "tir": [source.as_uri()]}
+    with pytest.raises(DownloadError, match=r"(?s)^hopkins155: .*127\.0\.0\.1:9/gone\.zip"):
+        fetch_datasets(["hopkins155", "tir"], data, urls=urls, progress=False)
+    assert (data / "tir" / "TIRlib.mat").read_bytes() == source.read_bytes()  # fetched all the same
 
 
 def test_cli_verify_reports_missing(tmp_path, capsys):
@@ -246,3 +279,54 @@ def test_cli_verify_reports_missing(tmp_path, capsys):
 def test_cli_rejects_unknown_dataset(tmp_path, capsys):
     assert main(["--data-dir", str(tmp_path), "mnist"]) == 1
     assert "unknown data set" in capsys.readouterr().err
+
+
+def test_tar_archive_and_file_url(spec, tmp_path):
+    archive = tmp_path / "toy.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        for rel, data in FILES.items():
+            info = tarfile.TarInfo(f"toy-1.0/{rel}")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    target = tmp_path / "data" / "toy"
+    fetch_dataset(with_sources(spec, archive.as_uri()), target, progress=False)
+    assert installed(target) == sorted(FILES) and check_folder(spec, target).ok
+
+
+def test_oversized_member_stops_at_the_recorded_size(server, spec, tmp_path, monkeypatch):
+    """A small archive whose member inflates far beyond its recorded size is cut off, not written out."""
+    base, served = server
+    bomb = dict(FILES, **{"sub/b.bin": bytes(64 << 20)})
+    make_zip(served / "bomb.zip", bomb, extra=False)
+    assert (served / "bomb.zip").stat().st_size < 1 << 20
+    written = {}
+
+    class CountingFile(io.FileIO):
+        def write(self, data):
+            written[self.name] = written.get(self.name, 0) + len(data)
+            return super().write(data)
+
+    monkeypatch.setattr(fetch_module, "open", CountingFile, raising=False)
+    target = tmp_path / "toy"
+    with pytest.raises(DownloadError, match=r"sub/b\.bin is larger than the 10240 bytes recorded"):
+        fetch_dataset(with_sources(spec, f"{base}/bomb.zip"), target, progress=False)
+    assert written and max(written.values()) <= len(FILES["sub/b.bin"])
+    assert not target.exists() and leftovers(tmp_path) == []
+
+
+def test_unsupported_scheme(spec, tmp_path):
+    with pytest.raises(DownloadError, match="unsupported URL scheme 'gopher'"):
+        fetch_dataset(with_sources(spec, "gopher://example.org/toy.zip"), tmp_path / "toy", progress=False)
+
+
+def test_interrupted_fetch_leaves_nothing(spec, tmp_path, monkeypatch):
+    """Ctrl-C in the middle of a download: no data set folder, no staging folder, no partial file."""
+    def interrupted(url, output_file, pooch_instance):
+        Path(output_file).write_bytes(b"PK\x03\x04 half an archive")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(fetch_module, "_downloader", lambda url, progress: interrupted)
+    data = tmp_path / "data"
+    with pytest.raises(KeyboardInterrupt):
+        fetch_dataset(with_sources(spec, "http://127.0.0.1:9/toy.zip"), data / "toy", progress=False)
+    assert list(data.iterdir()) == []

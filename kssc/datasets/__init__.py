@@ -3,12 +3,15 @@ synthetic generators.
 
 Real data (downloaded by `make data`, i.e. `python -m kssc.datasets.fetch`) lives in the
 data folder given by `get_data_dir`: the `data_dir` argument, else $KSSC_DATA_DIR, else
-`data/` at the repository root. All loaders and generators return points as rows.
+`data/` at the repository root in a checkout, else the user cache folder of an installed
+package. Loaders verify each file against its recorded SHA-256 sum and raise
+`DataCorruptError` on a mismatch. All loaders and generators return points as rows.
 
 Fetching is not imported here, so that `python -m kssc.datasets.fetch` runs cleanly; use
 `from kssc.datasets.fetch import fetch_datasets, verify_datasets`.
 """
 
+from ._integrity import DataCorruptError
 from ._paths import DATASETS, DataNotFoundError, get_data_dir
 from .hopkins import PAPER41, list_hopkins_sequences, load_hopkins, load_hopkins_sequence
 from .synthetic import (
@@ -28,6 +31,7 @@ __all__ = [
     "DATASETS",
     "PAPER41",
     "YALEB_SUBJECTS",
+    "DataCorruptError",
     "DataNotFoundError",
     "dependent_coefficients",
     "get_data_dir",

@@ -9,14 +9,19 @@ The data folder has the layout of `shared/data`::
 
 The files of each data set, with their SHA-256 sums, are listed in
 `kssc/datasets/checksums/<name>.sha256` (paths relative to the data set's folder, in the
-format of `sha256sum`). Those lists are the single source of truth for fetching,
-verifying and loading.
+format of `sha256sum`), and their sizes in `kssc/datasets/metadata/sizes.csv`. Those lists
+are the single source of truth for fetching, verifying and loading.
 """
 
+import csv
 import os
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+
+import pooch
+
+from ._integrity import verify_file
 
 DATASETS = ("tir", "hopkins155", "yaleb")
 
@@ -31,13 +36,27 @@ class DataNotFoundError(FileNotFoundError):
 
 
 def get_data_dir(data_dir=None):
-    """Return the data folder: `data_dir`, else $KSSC_DATA_DIR, else `data/` at the repository root."""
+    """Return the data folder.
+
+    In order: `data_dir`, else $KSSC_DATA_DIR, else `data/` at the repository root when the
+    package runs from a checkout (the folder holding `pyproject.toml`), else the user cache
+    folder `pooch.os_cache("kssc")` (e.g. ~/.cache/kssc) for an installed package.
+    """
     if data_dir is not None:
         return Path(data_dir).expanduser()
     env = os.environ.get("KSSC_DATA_DIR")
     if env:
         return Path(env).expanduser()
-    return Path(__file__).resolve().parents[2] / "data"
+    checkout = _checkout_root()
+    if checkout is not None:
+        return checkout / "data"
+    return Path(pooch.os_cache("kssc"))
+
+
+def _checkout_root():
+    """The repository root if this package is imported from a checkout, else None."""
+    root = Path(__file__).resolve().parents[2]
+    return root if (root / "pyproject.toml").is_file() else None
 
 
 def dataset_dir(name, data_dir=None):
@@ -54,6 +73,14 @@ def read_checksums(name):
     return parse_checksums(text)
 
 
+@lru_cache(maxsize=None)
+def read_sizes(name):
+    """Recorded sizes in bytes of the files of data set `name`: {relative path: size}."""
+    _check_name(name)
+    text = resources.files("kssc.datasets").joinpath("metadata", "sizes.csv").read_text()
+    return {row["path"]: int(row["bytes"]) for row in csv.DictReader(text.splitlines()) if row["dataset"] == name}
+
+
 def parse_checksums(text):
     """Parse `sha256sum` output ("<hex>  <path>" per line; a '*' before the path is allowed)."""
     sums = {}
@@ -68,14 +95,33 @@ def parse_checksums(text):
     return sums
 
 
-def require_files(name, relpaths, data_dir=None):
-    """Return the absolute paths of `relpaths` in data set `name`; raise DataNotFoundError if any is missing."""
+def missing_files(name, relpaths=None, data_dir=None):
+    """The files of `relpaths` (default: all files of data set `name`) absent from the data folder."""
     root = dataset_dir(name, data_dir)
-    paths = [root / rel for rel in relpaths]
-    missing = [rel for rel, path in zip(relpaths, paths) if not path.is_file()]
+    relpaths = read_checksums(name) if relpaths is None else relpaths
+    return [rel for rel in relpaths if not (root / rel).is_file()]
+
+
+def require_files(name, relpaths, data_dir=None):
+    """Return the absolute paths of `relpaths` in data set `name`, each present and verified.
+
+    Raises DataNotFoundError if any is missing and DataCorruptError if one's SHA-256 differs
+    from the recorded sum (sums are cached per process, so repeated calls cost nothing).
+    """
+    root = dataset_dir(name, data_dir)
+    missing = missing_files(name, relpaths, data_dir)
     if missing:
         raise DataNotFoundError(missing_message(name, missing, root, data_dir))
+    checksums = read_checksums(name)
+    paths = [root / rel for rel in relpaths]
+    for rel, path in zip(relpaths, paths, strict=True):
+        verify_file(path, checksums[rel], fetch_command(name, root.parent))
     return paths
+
+
+def fetch_command(name, data_root):
+    """The command that downloads and verifies data set `name` into the data folder `data_root`."""
+    return f"python -m kssc.datasets.fetch --data-dir {data_root} {name}"
 
 
 def missing_message(name, missing, root, data_dir=None):
@@ -83,7 +129,7 @@ def missing_message(name, missing, root, data_dir=None):
     shown = ", ".join(missing[:_N_SHOWN])
     more = f" and {len(missing) - _N_SHOWN} more" if len(missing) > _N_SHOWN else ""
     where = _describe_data_dir(data_dir)
-    fetch = f"python -m kssc.datasets.fetch --data-dir {root.parent} {name}"
+    fetch = fetch_command(name, root.parent)
     return (
         f"{len(missing)} file(s) of data set '{name}' missing from {root}: {shown}{more}. "
         f"The data folder is {where}. Download and verify the data with `{FETCH_COMMAND}` "
@@ -96,7 +142,8 @@ def _describe_data_dir(data_dir):
         return f"{get_data_dir(data_dir)} (data_dir argument)"
     if os.environ.get("KSSC_DATA_DIR"):
         return f"{get_data_dir()} (from $KSSC_DATA_DIR)"
-    return f"{get_data_dir()} (default; set $KSSC_DATA_DIR to use another folder)"
+    where = "the checkout's data/ folder" if _checkout_root() is not None else "the user cache folder"
+    return f"{get_data_dir()} (default: {where}; set $KSSC_DATA_DIR to use another folder)"
 
 
 def _check_name(name):

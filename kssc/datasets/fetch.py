@@ -1,4 +1,4 @@
-"""Download the data sets into the data folder and verify them against recorded SHA-256 sums.
+"""Download the data sets into the data folder with pooch and verify them against recorded SHA-256 sums.
 
 Usage::
 
@@ -6,38 +6,49 @@ Usage::
     python -m kssc.datasets.fetch --verify [--data-dir DIR] [NAME ...]
 
 NAME is one or more of `tir`, `hopkins155`, `yaleb` (default: all). The data folder is
-`--data-dir`, else $KSSC_DATA_DIR, else `data/` at the repository root.
+`--data-dir`, else the one `kssc.datasets.get_data_dir` resolves ($KSSC_DATA_DIR, `data/` in
+a checkout, the user cache folder for an installed package). Every data set is tried and
+reported (ok, or failed with the reason); the exit status is 1 if any failed.
 
-Every source is a URL that serves either the single file of a one-file data set (TIR) or a
-zip archive. From an archive only the files named in the data set's checksum list
-(`kssc/datasets/checksums/<name>.sha256`) are kept, found at whatever folder prefix the
-archive puts them under. Sources are tried in order until every file is present; the
-public homes come first, then copies in public git repositories. Each file is written to a
-temporary name in its destination folder, checked against its SHA-256 sum and only then
-renamed into place (`os.replace`), so an interrupted or corrupt download leaves nothing
-behind. Files already present with the right sum are not downloaded again.
+The registry of each data set is its checksum list (`kssc/datasets/checksums/<name>.sha256`)
+with the recorded sizes (`kssc/datasets/metadata/sizes.csv`). A source is a URL serving the
+file of a one-file data set (TIR) or a zip or tar archive holding the listed files under any
+folder prefix; sources are tried in order until every file is present. `pooch.retrieve`
+downloads each source to a temporary name (with a progress bar when tqdm is installed);
+subclasses of pooch's `Unzip` and `Untar` processors extract only the listed files, each
+stopped at its recorded size and checked against its sum. Files are gathered in a staging
+folder and moved into the data set's folder only once all are there and verified, so a
+failed or interrupted fetch leaves no partial data set behind. Files already present with
+the right sum are not downloaded again.
 
-Sources can be replaced, e.g. by a local mirror or a test server, with the `urls` argument,
-`--url NAME=URL`, or the environment variable `KSSC_<NAME>_URL` (e.g. `KSSC_YALEB_URL`),
-which may hold several space-separated URLs. `file://` URLs work too.
+Sources can be replaced (a local mirror, a test server) with the `urls` argument,
+`--url NAME=URL` (repeatable) or the environment variable `KSSC_<NAME>_URL` (e.g.
+`KSSC_YALEB_URL`), which may hold several space-separated URLs. http(s), ftp and `file://`
+URLs work.
 """
 
 import argparse
 import hashlib
-import http.client
+import importlib.util
+import logging
 import os
+import shutil
 import sys
+import tarfile
 import tempfile
-import time
-import urllib.error
+import urllib.parse
 import urllib.request
 import zipfile
 import zlib
 from collections.abc import Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from ._paths import DATASETS, get_data_dir, read_checksums
+import pooch
+
+from ._integrity import cached_sha256
+from ._paths import DATASETS, get_data_dir, read_checksums, read_sizes
 
 _KSSC_COMMIT = "9189465e4b14c344fac73756ffb6cf84fb36b68f"
 _HOPKINS_MIRROR_COMMIT = "83c60f4c3edf81ded709228ac2a6ed38a414b71d"
@@ -60,10 +71,11 @@ DEFAULT_SOURCES = {
 
 _CHUNK = 1 << 20
 _TIMEOUT = 60
+_DOWNLOAD = "download"
 
 
 class ChecksumError(ValueError):
-    """A file's SHA-256 sum differs from the recorded one."""
+    """A downloaded file's SHA-256 sum differs from the recorded one."""
 
     def __init__(self, path, expected, actual, source=None):
         self.path, self.expected, self.actual, self.source = str(path), expected, actual, source
@@ -75,15 +87,16 @@ class ChecksumError(ValueError):
 
 
 class DownloadError(OSError):
-    """A source could not be downloaded or is not a usable archive."""
+    """A source could not be downloaded, is not a usable archive, or holds an oversized file."""
 
 
 @dataclass(frozen=True)
 class DatasetSpec:
-    """A data set to fetch: its name, {relative path: sha256} and its sources in order."""
+    """A data set to fetch: its registry ({relative path: sha256}, {relative path: bytes}) and sources."""
 
     name: str
     checksums: Mapping = field(repr=False)
+    sizes: Mapping = field(repr=False)
     sources: tuple
 
 
@@ -117,26 +130,25 @@ class Report:
 
 def get_spec(name, urls=None):
     """The DatasetSpec of `name`, with sources from `urls[name]`, else $KSSC_<NAME>_URL, else defaults."""
-    checksums = read_checksums(name)
     override = (urls or {}).get(name) or os.environ.get(f"KSSC_{name.upper()}_URL")
     if override:
         sources = tuple(override.split()) if isinstance(override, str) else tuple(override)
     else:
         sources = DEFAULT_SOURCES[name]
-    return DatasetSpec(name, checksums, sources)
+    return DatasetSpec(name, read_checksums(name), read_sizes(name), sources)
 
 
 def fetch_datasets(datasets=None, data_dir=None, *, urls=None, progress=True):
     """Download, verify and lay out `datasets` (default all) in the data folder.
 
-    Returns {name: folder}. Raises ChecksumError or DownloadError naming the failing file or
-    source; files already verified stay in place, nothing unverified is left.
+    Every data set is tried. Returns {name: folder}; if any failed, raises DownloadError
+    naming each failed data set and its reason, after the others are in place.
     """
-    root = get_data_dir(data_dir)
-    return {
-        name: fetch_dataset(get_spec(name, urls), root / name, progress=progress)
-        for name in _check_names(datasets)
-    }
+    outcomes = _fetch_each(_check_names(datasets), get_data_dir(data_dir), urls, progress)
+    failed = {name: exc for name, exc in outcomes.items() if isinstance(exc, Exception)}
+    if failed:
+        raise DownloadError("\n".join(f"{name}: {exc}" for name, exc in failed.items()))
+    return outcomes
 
 
 def verify_datasets(datasets=None, data_dir=None):
@@ -154,14 +166,18 @@ def check_folder(spec, folder):
         if not path.is_file():
             report.missing.append(rel)
             continue
-        actual = sha256_file(path)
+        actual = cached_sha256(path)
         if actual != expected:
             report.mismatched.append((rel, expected, actual))
     return report
 
 
 def fetch_dataset(spec, folder, *, progress=True):
-    """Fetch the files of `spec` that are missing or wrong into `folder`; return `folder`."""
+    """Fetch the files of `spec` that are missing or wrong into `folder`; return `folder`.
+
+    Raises ChecksumError or DownloadError naming the failing file or sources; `folder` is
+    then left as it was (files are moved in only once every one is present and verified).
+    """
     folder = Path(folder)
     report = check_folder(spec, folder)
     todo = report.missing + [rel for rel, _, _ in report.mismatched]
@@ -169,111 +185,165 @@ def fetch_dataset(spec, folder, *, progress=True):
         _log(progress, f"{spec.name}: all {report.n_files} file(s) present and verified in {folder}")
         return folder
     _log(progress, f"{spec.name}: {len(todo)} of {report.n_files} file(s) to fetch into {folder}")
-    folder.mkdir(parents=True, exist_ok=True)
-    failures = []
-    for url in spec.sources:
-        try:
-            installed = _fetch_from(spec, folder, url, todo, progress)
-        except (DownloadError, ChecksumError) as exc:
-            _log(progress, f"{spec.name}: {url} failed: {exc}")
-            failures.append((url, exc))
-            continue
-        todo = [rel for rel in todo if rel not in installed]
-        if todo:
-            failures.append((url, DownloadError(f"provided {len(installed)} file(s); {len(todo)} still missing")))
-        else:
-            _log(progress, f"{spec.name}: done, {report.n_files} file(s) verified in {folder}")
-            return folder
-    checksum_errors = [exc for _, exc in failures if isinstance(exc, ChecksumError)]
-    if checksum_errors:
-        raise checksum_errors[0]
-    tried = "\n".join(f"  {url}: {exc}" for url, exc in failures) or "  (no sources)"
-    raise DownloadError(
-        f"{spec.name}: {len(todo)} file(s) could not be fetched (e.g. {todo[0]}). "
-        f"Sources tried:\n{tried}\nOverride the source with --url {spec.name}=URL or "
-        f"${'KSSC_' + spec.name.upper() + '_URL'}."
-    )
-
-
-def sha256_file(path):
-    """Hex SHA-256 of a file, read in chunks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while chunk := fh.read(_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def _fetch_from(spec, folder, url, todo, progress):
-    """Download `url` and install the files of `todo` it holds; return the set installed."""
-    fd, tmp_name = tempfile.mkstemp(dir=folder, prefix=f".{spec.name}-download-", suffix=".part")
-    tmp = Path(tmp_name)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{spec.name}-fetch-", dir=folder.parent))
     try:
-        with os.fdopen(fd, "wb") as out:
-            _download(url, out, spec.name, progress)
-        if len(spec.checksums) == 1:
-            (rel, expected), = spec.checksums.items()
-            actual = sha256_file(tmp)
-            if actual == expected:
-                target = _target(folder, rel)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                os.replace(tmp, target)
-                return {rel}
-            if not zipfile.is_zipfile(tmp):
-                raise ChecksumError(_target(folder, rel), expected, actual, source=url)
-        elif not zipfile.is_zipfile(tmp):
-            raise DownloadError(f"{url} is not a zip archive (or the download is truncated).")
-        return _install_from_zip(spec, folder, tmp, url, todo)
+        failures = []
+        for url in spec.sources:
+            try:
+                _fetch_from(spec, url, staging, folder, todo, progress)
+            except (DownloadError, ChecksumError) as exc:
+                _log(progress, f"{spec.name}: {url} failed: {exc}")
+                failures.append((url, exc))
+                continue
+            still = [rel for rel in todo if not _target(staging, rel).is_file()]
+            if not still:
+                _install(staging, folder, todo)
+                _log(progress, f"{spec.name}: done, {report.n_files} file(s) verified in {folder}")
+                return folder
+            failures.append((url, DownloadError(f"{len(still)} file(s) still missing, e.g. {still[0]}")))
+        _raise_failure(spec, todo, failures)
     finally:
-        tmp.unlink(missing_ok=True)
+        shutil.rmtree(staging, ignore_errors=True)
 
 
-def _install_from_zip(spec, folder, archive, url, todo):
-    """Extract the `todo` files found in `archive`, verify all, then move them into place."""
+def _fetch_each(names, root, urls, progress):
+    """{name: folder, or the exception that stopped it} for every data set of `names`."""
+    outcomes = {}
+    for name in names:
+        try:
+            outcomes[name] = fetch_dataset(get_spec(name, urls), root / name, progress=progress)
+        except (DownloadError, ChecksumError) as exc:
+            outcomes[name] = exc
+    return outcomes
+
+
+def _fetch_from(spec, url, staging, folder, todo, progress):
+    """Download `url` into `staging` with pooch and put the files of `todo` it holds beside it.
+
+    Errors name the files by their place in `folder`, the data set's folder.
+    """
+    import requests  # pooch's own dependency, imported lazily as pooch does
+
+    wanted = [rel for rel in todo if not _target(staging, rel).is_file()]
     try:
-        with zipfile.ZipFile(archive) as zf:
-            located = _locate_members([info.filename for info in zf.infolist() if not info.is_dir()], todo)
+        with _pooch_quiet():
+            pooch.retrieve(
+                url,
+                known_hash=None,
+                fname=_DOWNLOAD,
+                path=staging,
+                processor=_Install(spec, wanted, staging, folder, url),
+                downloader=_downloader(url, progress),
+            )
+    except (DownloadError, ChecksumError):
+        raise
+    except (requests.RequestException, OSError, ValueError, zipfile.BadZipFile, tarfile.TarError,
+            zlib.error, EOFError) as exc:
+        raise DownloadError(str(exc)) from exc
+    finally:
+        (staging / _DOWNLOAD).unlink(missing_ok=True)
+
+
+class _Install:
+    """pooch processor: extract `wanted` from an archive, or take the download as the one file."""
+
+    def __init__(self, spec, wanted, staging, folder, url):
+        self.spec, self.wanted, self.staging, self.folder, self.url = spec, wanted, staging, folder, url
+
+    def __call__(self, fname, action, pooch_instance):
+        args = (self.spec, self.wanted, self.staging, self.folder, self.url)
+        if zipfile.is_zipfile(fname):
+            return _CappedUnzip(*args)(fname, action, pooch_instance)
+        if tarfile.is_tarfile(fname):
+            return _CappedUntar(*args)(fname, action, pooch_instance)
+        if len(self.spec.checksums) != 1:
+            raise DownloadError("the download is not a zip or tar archive (or it is truncated).")
+        (rel, expected), = self.spec.checksums.items()
+        target = _target(self.staging, rel)
+        actual = cached_sha256(fname)
+        if actual != expected:
+            raise ChecksumError(_target(self.folder, rel), expected, actual, source=self.url)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(fname, target)
+        return [str(target)]
+
+
+class _CappedExtraction:
+    """Extraction of the listed files only, each stopped at its recorded size and verified.
+
+    Mixed into pooch's Unzip and Untar: pooch decides when to extract and lists the result;
+    `_extract_file` replaces their `extractall`, which has no size limit. The wanted files
+    are not passed to pooch as `members`: its listing would then compare every extracted
+    file with every member (quadratic, about 6 million path comparisons for Yale B).
+    """
+
+    def __init__(self, spec, wanted, staging, folder, url):
+        super().__init__(extract_dir=str(staging))
+        self.spec, self.wanted, self.folder, self.url = spec, list(wanted), folder, url
+
+    def _extract_file(self, fname, extract_dir):
+        with self._open(fname) as archive:
+            located = _locate_members(self._file_names(archive), self.wanted)
             if not located:
                 raise DownloadError(
-                    f"{url} holds none of the {len(todo)} expected file(s) of {spec.name} "
-                    f"(e.g. {todo[0]})."
+                    f"the archive holds none of the {len(self.wanted)} expected file(s) of "
+                    f"{self.spec.name} (e.g. {self.wanted[0]})."
                 )
-            staged, bad = [], None
-            try:
-                for rel, member in located.items():
-                    target = _target(folder, rel)
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    tmp, actual = _extract_to_temp(zf, member, target)
-                    staged.append((tmp, target))
-                    if actual != spec.checksums[rel] and bad is None:
-                        bad = ChecksumError(target, spec.checksums[rel], actual, source=url)
-                if bad is not None:
-                    raise bad
-                for tmp, target in staged:
-                    os.replace(tmp, target)
-                staged = []
-            finally:
-                for tmp, _ in staged:
-                    tmp.unlink(missing_ok=True)
-    except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
-        raise DownloadError(f"{url}: corrupt zip archive ({exc}).") from exc
-    return set(located)
+            for rel, member in located.items():
+                with self._read(archive, member) as source:
+                    self._copy(source, member, rel, _target(Path(extract_dir), rel))
+
+    def _copy(self, source, member, rel, target):
+        """Stream `member` to `target` through a temporary name, at most its recorded size."""
+        size, expected = self.spec.sizes[rel], self.spec.checksums[rel]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".{target.name}.part")
+        digest, written = hashlib.sha256(), 0
+        try:
+            with open(tmp, "wb") as out:
+                while chunk := source.read(min(_CHUNK, size + 1 - written)):
+                    written += len(chunk)
+                    if written > size:
+                        raise DownloadError(
+                            f"archive member {member} is larger than the {size} bytes "
+                            f"recorded for {rel}; extraction stopped."
+                        )
+                    digest.update(chunk)
+                    out.write(chunk)
+            if digest.hexdigest() != expected:
+                raise ChecksumError(_target(self.folder, rel), expected, digest.hexdigest(), source=self.url)
+            os.replace(tmp, target)
+        finally:
+            tmp.unlink(missing_ok=True)
 
 
-def _extract_to_temp(zf, member, target):
-    """Copy one archive member to a temporary file next to `target`; return (path, sha256)."""
-    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
-    tmp = Path(tmp_name)
-    digest = hashlib.sha256()
-    try:
-        with os.fdopen(fd, "wb") as out, zf.open(member) as src:
-            while chunk := src.read(_CHUNK):
-                digest.update(chunk)
-                out.write(chunk)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return tmp, digest.hexdigest()
+class _CappedUnzip(_CappedExtraction, pooch.Unzip):
+    @staticmethod
+    def _open(fname):
+        return zipfile.ZipFile(fname)
+
+    @staticmethod
+    def _file_names(archive):
+        return [info.filename for info in archive.infolist() if not info.is_dir()]
+
+    @staticmethod
+    def _read(archive, member):
+        return archive.open(member)
+
+
+class _CappedUntar(_CappedExtraction, pooch.Untar):
+    @staticmethod
+    def _open(fname):
+        return tarfile.open(fname)
+
+    @staticmethod
+    def _file_names(archive):
+        return [info.name for info in archive.getmembers() if info.isfile()]
+
+    @staticmethod
+    def _read(archive, member):
+        return archive.extractfile(member)
 
 
 def _locate_members(member_names, relpaths):
@@ -292,56 +362,58 @@ def _locate_members(member_names, relpaths):
     return by_prefix[best]
 
 
-def _download(url, out, label, progress):
-    """Stream `url` into the open file `out`; raise DownloadError on any failure or truncation."""
-    request = urllib.request.Request(url, headers={"User-Agent": "kssc-datasets-fetch"})
+def _install(staging, folder, relpaths):
+    """Move the verified files of `relpaths` from `staging` into `folder`."""
+    for rel in relpaths:
+        target = _target(folder, rel)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(_target(staging, rel), target)
+
+
+def _raise_failure(spec, todo, failures):
+    checksum_errors = [exc for _, exc in failures if isinstance(exc, ChecksumError)]
+    if checksum_errors:
+        raise checksum_errors[0]
+    tried = "\n".join(f"  {url}: {exc}" for url, exc in failures) or "  (no sources)"
+    raise DownloadError(
+        f"{len(todo)} file(s) could not be fetched (e.g. {todo[0]}). Sources tried:\n{tried}\n"
+        f"Override the source with --url {spec.name}=URL or ${'KSSC_' + spec.name.upper() + '_URL'}, "
+        "or place the files in the data folder by hand and run --verify."
+    )
+
+
+def _downloader(url, progress):
+    """pooch's downloader for an http(s) or ftp `url`, or a copier for file:// URLs."""
+    scheme = urllib.parse.urlparse(url).scheme
+    bar = progress and importlib.util.find_spec("tqdm") is not None
+    if scheme in ("http", "https"):
+        return pooch.HTTPDownloader(progressbar=bar, timeout=_TIMEOUT)
+    if scheme == "ftp":
+        return pooch.FTPDownloader(progressbar=bar, timeout=_TIMEOUT)
+    if scheme == "file":
+        return _copy_file_url
+    raise DownloadError(f"unsupported URL scheme {scheme!r} (use http, https, ftp or file).")
+
+
+def _copy_file_url(url, output_file, pooch_instance, check_only=False):
+    """A pooch downloader for file:// URLs."""
+    path = urllib.request.url2pathname(urllib.parse.urlparse(url).path)
+    if check_only:
+        return os.path.isfile(path)
+    shutil.copyfile(path, output_file)
+    return None
+
+
+@contextmanager
+def _pooch_quiet():
+    """Silence pooch's log messages (this module reports itself); its progress bar stays."""
+    logger = pooch.get_logger()
+    level = logger.level
+    logger.setLevel(logging.WARNING)
     try:
-        with urllib.request.urlopen(request, timeout=_TIMEOUT) as response:
-            length = response.headers.get("Content-Length")
-            total = int(length) if length and length.isdigit() else None
-            meter = _Progress(f"{label}: {url}", total, enabled=progress)
-            received = 0
-            while chunk := response.read(_CHUNK):
-                out.write(chunk)
-                received += len(chunk)
-                meter.update(received)
-            meter.close(received)
-    except urllib.error.HTTPError as exc:
-        raise DownloadError(f"{url}: HTTP {exc.code} {exc.reason}") from exc
-    except urllib.error.URLError as exc:
-        raise DownloadError(f"{url}: {exc.reason}") from exc
-    except (OSError, http.client.HTTPException) as exc:
-        raise DownloadError(f"{url}: {exc!r}") from exc
-    if total is not None and received != total:
-        raise DownloadError(f"{url}: download truncated, received {received} of {total} bytes.")
-
-
-class _Progress:
-    """Byte counter on stderr: redrawn in place every 0.5 s on a terminal, a line every 10 s otherwise."""
-
-    def __init__(self, label, total, enabled):
-        self.label, self.total, self.enabled = label, total, enabled
-        self.live = enabled and sys.stderr.isatty()
-        self.interval = 0.5 if self.live else 10.0
-        self.last = time.monotonic()
-
-    def update(self, received):
-        now = time.monotonic()
-        if self.enabled and now - self.last >= self.interval:
-            self.last = now
-            self._write(received, end="" if self.live else "\n")
-
-    def close(self, received):
-        if self.enabled:
-            self._write(received, end="\n")
-
-    def _write(self, received, end):
-        done = f"{received / 1e6:.1f} MB"
-        if self.total:
-            done += f" / {self.total / 1e6:.1f} MB"
-        start = "\r" if self.live else ""
-        sys.stderr.write(f"{start}{self.label}: {done}{end}")
-        sys.stderr.flush()
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def _target(folder, rel):
@@ -380,22 +452,31 @@ def main(argv=None):
         description="Download the k-SSC data sets and verify them against recorded SHA-256 sums.",
     )
     parser.add_argument("datasets", nargs="*", metavar="NAME", help=f"data sets (default all: {' '.join(DATASETS)})")
-    parser.add_argument("--data-dir", help="data folder (default: $KSSC_DATA_DIR, else data/ at the repository root)")
+    parser.add_argument("--data-dir", help="data folder (default: $KSSC_DATA_DIR, else data/ in a checkout, "
+                        "else the user cache folder)")
     parser.add_argument("--verify", action="store_true", help="only check the files present against the sums")
-    parser.add_argument("--url", action="append", default=[], metavar="NAME=URL", help="replace the sources of NAME (repeatable)")
+    parser.add_argument("--url", action="append", default=[], metavar="NAME=URL",
+                        help="replace the sources of NAME (repeatable)")
     parser.add_argument("--quiet", action="store_true", help="no progress output")
     args = parser.parse_args(argv)
     try:
+        names = _check_names(args.datasets)
         if args.verify:
-            reports = verify_datasets(args.datasets, args.data_dir)
+            reports = verify_datasets(names, args.data_dir)
             for report in reports.values():
                 print(report.summary())
             return 0 if all(report.ok for report in reports.values()) else 1
-        fetch_datasets(args.datasets, args.data_dir, urls=_parse_urls(args.url), progress=not args.quiet)
+        root = get_data_dir(args.data_dir)
+        outcomes = _fetch_each(names, root, _parse_urls(args.url), progress=not args.quiet)
     except (ValueError, OSError, argparse.ArgumentTypeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    return 0
+    for name, outcome in outcomes.items():
+        if isinstance(outcome, Exception):
+            print(f"{name}: failed: {outcome}")
+        else:
+            print(f"{name}: ok, {len(read_checksums(name))} file(s) verified in {outcome}")
+    return 1 if any(isinstance(outcome, Exception) for outcome in outcomes.values()) else 0
 
 
 if __name__ == "__main__":

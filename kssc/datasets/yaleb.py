@@ -28,6 +28,9 @@ from ._paths import read_checksums, require_files
 SUBJECTS = tuple(n for n in range(1, 40) if n != 14)
 """The 38 subject numbers (there is no yaleB14)."""
 
+SOURCE_SHAPE = (192, 168)
+"""(height, width) of every cropped face file; `load_yaleb` resizes from this shape only."""
+
 _PATTERN = "*P00A*.pgm*"
 _PGM_HEADER = re.compile(rb"P5(?:\s|#[^\n]*\n)+(\d+)(?:\s|#[^\n]*\n)+(\d+)(?:\s|#[^\n]*\n)+(\d+)\s")
 
@@ -87,7 +90,7 @@ def load_yaleb(subjects=None, *, size=(96, 84), include_bad=True, n_per_subject=
     paths = require_files("yaleb", relpaths, data_dir)
     rows = []
     for path in paths:
-        image = read_pgm(path)
+        image = read_pgm(path, shape=SOURCE_SHAPE)
         if size is not None and image.shape != (height, width):
             image = np.asarray(Image.fromarray(image).resize((width, height), Image.Resampling.BICUBIC))
         rows.append(image.ravel())
@@ -96,8 +99,12 @@ def load_yaleb(subjects=None, *, size=(96, 84), include_bad=True, n_per_subject=
     return X, y
 
 
-def read_pgm(path):
-    """Read a binary (P5) 8-bit PGM file into a (height, width) uint8 array."""
+def read_pgm(path, shape=None):
+    """Read a binary (P5) 8-bit PGM file into a (height, width) uint8 array.
+
+    Raises ValueError naming the file if it is not such a PGM, holds fewer pixel bytes than
+    its header announces, or (when `shape` is given) is not `shape` = (height, width).
+    """
     with open(path, "rb") as fh:
         data = fh.read()
     match = _PGM_HEADER.match(data)
@@ -106,6 +113,13 @@ def read_pgm(path):
     width, height, maxval = (int(v) for v in match.groups())
     if maxval > 255:
         raise ValueError(f"{path}: 16-bit PGM (maxval {maxval}) is not supported.")
+    if shape is not None and (height, width) != tuple(shape):
+        raise ValueError(f"{path} is {height} x {width} pixels; expected {shape[0]} x {shape[1]}.")
+    n_bytes = len(data) - match.end()
+    if n_bytes < width * height:
+        raise ValueError(
+            f"{path} is truncated: {n_bytes} pixel bytes for the {height} x {width} image its header announces."
+        )
     pixels = np.frombuffer(data, dtype=np.uint8, count=width * height, offset=match.end())
     return pixels.reshape(height, width)
 

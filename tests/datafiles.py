@@ -1,0 +1,24 @@
+"""Skip a test that needs real data files which are absent (fail instead when $KSSC_DATA_DIR is set)."""
+
+import os
+
+import pytest
+
+from kssc.datasets import get_data_dir
+from kssc.datasets._paths import missing_files
+
+
+def real_data(name, relpaths=None):
+    """The data folder, if it holds `relpaths` (default: every file) of data set `name`.
+
+    Otherwise the test is skipped with the first missing file named, or fails when
+    $KSSC_DATA_DIR is set (CI points it at a complete copy, so absence there is an error).
+    """
+    missing = missing_files(name, relpaths)
+    if missing:
+        path = get_data_dir() / name / missing[0]
+        message = f"{path} is missing ({len(missing)} file(s) of {name} absent): run `make data` or set KSSC_DATA_DIR"
+        if os.environ.get("KSSC_DATA_DIR"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return get_data_dir()
