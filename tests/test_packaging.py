@@ -18,8 +18,10 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 CORE = {Requirement(r).name.lower(): Requirement(r) for r in PYPROJECT["project"]["dependencies"]}
 EXTRAS = {Requirement(r).name.lower()
           for reqs in PYPROJECT["project"]["optional-dependencies"].values() for r in reqs}
-DISTRIBUTION = {"sklearn": "scikit-learn", "PIL": "pillow", "faiss": "faiss-cpu"}
-FIRST_PARTY = {"kssc", "baselines"}
+# Import name -> distribution name, where they differ.
+DISTRIBUTION = {"sklearn": "scikit-learn", "PIL": "pillow", "faiss": "faiss-cpu",
+                "hydra": "hydra-core"}
+FIRST_PARTY = {"kssc", "baselines", "experiments"}
 
 
 def _imports(path):
@@ -42,8 +44,8 @@ def _imports(path):
     return found
 
 
-def _library_imports():
-    for folder in ("kssc", "baselines"):
+def _library_imports(folders=("kssc", "baselines")):
+    for folder in folders:
         for path in sorted((ROOT / folder).rglob("*.py")):
             for module, guarded in _imports(path):
                 yield path.relative_to(ROOT), module, guarded
@@ -65,6 +67,14 @@ def test_every_import_of_the_library_is_declared():
             assert dist in CORE or dist in EXTRAS, f"{path}: {module} is in no extra"
         else:
             assert dist in CORE, f"{path}: {module} is imported but not a core dependency"
+
+
+def test_every_import_of_the_experiments_is_in_the_experiments_extra():
+    extra = {Requirement(r).name.lower()
+             for r in PYPROJECT["project"]["optional-dependencies"]["experiments"]}
+    for path, module, _ in _library_imports(["experiments"]):
+        dist = _third_party(module)
+        assert dist is None or dist in CORE or dist in extra, f"{path}: {module}"
 
 
 def test_experiment_packages_are_not_core():
