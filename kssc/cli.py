@@ -120,22 +120,25 @@ def _parser():
         description="Cluster the rows of FILE and write one label per row.")
     cluster.add_argument("file", type=Path, metavar="FILE",
                          help=".npy, .csv (optional header row) or .parquet; one point per row")
-    cluster.add_argument("-k", "--n-clusters", type=int, default=None,
+    cluster.add_argument("-k", "--n-clusters", type=int, default=None, metavar="N",
                          help="number of clusters (default: estimated from the eigen-gap)")
     cluster.add_argument("--method", choices=METHODS, default="kssc",
                          help="k-SSC or a baseline (default: kssc)")
-    cluster.add_argument("--n-neighbors", type=int, help="neighbours per point (kssc, gsc, tsc)")
+    cluster.add_argument("--n-neighbors", type=int, metavar="K",
+                         help="neighbours per point (kssc, gsc, tsc)")
     cluster.add_argument("--lam", type=float, help="l1 weight lambda (kssc, ssc, sssc)")
-    cluster.add_argument("--solver", choices=("relaxed", "exact"), help="(kssc, ssc)")
+    cluster.add_argument("--solver", choices=("relaxed", "exact"),
+                         help="coefficient solver: FISTA or LADMPSAP (kssc, ssc)")
     cluster.add_argument("--positive", action=argparse.BooleanOptionalAction, default=None,
                          help="non-negative coefficients (kssc, ssc; default: yes)")
     cluster.add_argument("--metric", choices=("euclidean", "abs_cosine"),
                          help="neighbour metric (kssc)")
-    cluster.add_argument("--n-in-sample", type=int, help="in-sample points (sssc)")
+    cluster.add_argument("--n-in-sample", type=int, metavar="M", help="in-sample points (sssc)")
     cluster.add_argument("--assign-labels", choices=("discretize", "kmeans", "njw"),
                          help="labels from the spectral embedding")
-    cluster.add_argument("--random-state", type=int, default=0, help="seed (default: 0)")
-    cluster.add_argument("-o", "--output", type=Path,
+    cluster.add_argument("--random-state", type=int, default=0, metavar="SEED",
+                         help="seed (default: 0)")
+    cluster.add_argument("-o", "--output", type=Path, metavar="PATH.csv",
                          help="labels CSV (default: FILE with suffix .labels.csv)")
     cluster.add_argument("--save-z", type=Path, metavar="PATH.npz",
                          help="also save the representation matrix Z (scipy sparse .npz)")
