@@ -77,6 +77,17 @@ def test_every_import_of_the_experiments_is_in_the_experiments_extra():
         assert dist is None or dist in CORE or dist in extra, f"{path}: {module}"
 
 
+def test_every_package_folder_is_installed():
+    """pyproject lists the packages by hand (baselines/ is mapped to kssc.baselines), so a
+    new subpackage must be added there."""
+    listed = set(PYPROJECT["tool"]["setuptools"]["packages"])
+    found = {".".join(init.parent.relative_to(ROOT).parts)
+             for init in (ROOT / "kssc").rglob("__init__.py")}
+    found |= {".".join(("kssc", *init.parent.relative_to(ROOT).parts))
+              for init in (ROOT / "baselines").rglob("__init__.py")}
+    assert found == listed
+
+
 def test_experiment_packages_are_not_core():
     assert not {"hydra-core", "pandas", "matplotlib", "tqdm"} & set(CORE)
 
