@@ -10,7 +10,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv test test-all bench data data-verify figures plots report clean
+.PHONY: help venv test test-all lint bench data data-verify figures plots report clean
 
 help:
 	@echo "make test      run the default test suite (about 5 minutes)"
@@ -20,14 +20,24 @@ help:
 	@echo "make data-verify  check the data folder against the recorded checksums"
 	@echo "make bench     print the speed and memory benchmarks"
 	@echo "make test-all  also run the tests marked slow"
+	@echo "make lint      check the code with ruff (rules in pyproject.toml)"
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,bench]'
+	$(PY) -m pip install --quiet -e '.[experiments,test,bench]'
 	touch $@
 
 venv: $(STAMP)
+
+LINT_STAMP := $(VENV)/.lint-installed
+
+$(LINT_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet -e '.[lint]'
+	touch $@
+
+lint: $(LINT_STAMP)
+	$(VENV)/bin/ruff check .
 
 test: $(STAMP)
 	$(PY) -m pytest -m "not slow"

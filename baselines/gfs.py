@@ -44,6 +44,8 @@ class GFS(SelfExpressiveClustering):
         Z[i, j] = 1 for every selected j (the authors' code), or |least-squares coefficient|.
     assign_labels : {"discretize", "kmeans", "njw"}
     random_state : int, RandomState or None
+    verbose : int, default=0
+        If > 0, report each stage of the fit on stderr.
 
     Attributes
     ----------
@@ -59,13 +61,14 @@ class GFS(SelfExpressiveClustering):
     }
 
     def __init__(self, n_clusters=None, *, k_max=10, tol=1e-3, affinity="binary",
-                 assign_labels="discretize", random_state=None):
+                 assign_labels="discretize", random_state=None, verbose=0):
         self.n_clusters = n_clusters
         self.k_max = k_max
         self.tol = tol
         self.affinity = affinity
         self.assign_labels = assign_labels
         self.random_state = random_state
+        self.verbose = verbose
 
     def _representation(self, X, random_state):
         n = X.shape[0]

@@ -92,6 +92,8 @@ class GSC(SelfExpressiveClustering):
         al.'s projection norm onto an orthonormal basis of up to max_subspace_dim dimensions.
     assign_labels : {"discretize", "kmeans", "njw"}
     random_state : int, RandomState or None
+    verbose : int, default=0
+        If > 0, report each stage of the fit on stderr.
 
     Attributes
     ----------
@@ -107,13 +109,14 @@ class GSC(SelfExpressiveClustering):
     }
 
     def __init__(self, n_clusters=None, *, n_neighbors=10, max_subspace_dim=5, variant="paper",
-                 assign_labels="discretize", random_state=None):
+                 assign_labels="discretize", random_state=None, verbose=0):
         self.n_clusters = n_clusters
         self.n_neighbors = n_neighbors
         self.max_subspace_dim = max_subspace_dim
         self.variant = variant
         self.assign_labels = assign_labels
         self.random_state = random_state
+        self.verbose = verbose
 
     def _representation(self, X, random_state):
         n = X.shape[0]

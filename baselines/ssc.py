@@ -55,6 +55,8 @@ class SSC(SelfExpressiveClustering):
     max_iter : int, default=200
     assign_labels : {"discretize", "kmeans", "njw"}
     random_state : int, RandomState or None
+    verbose : int, default=0
+        If > 0, report each stage of the fit on stderr.
 
     Attributes
     ----------
@@ -74,7 +76,7 @@ class SSC(SelfExpressiveClustering):
 
     def __init__(self, n_clusters=None, *, lam=0.1, solver="relaxed", positive=True,
                  column_wise=False, tol=1e-6, max_iter=200, assign_labels="discretize",
-                 random_state=None):
+                 random_state=None, verbose=0):
         self.n_clusters = n_clusters
         self.lam = lam
         self.solver = solver
@@ -84,6 +86,7 @@ class SSC(SelfExpressiveClustering):
         self.max_iter = max_iter
         self.assign_labels = assign_labels
         self.random_state = random_state
+        self.verbose = verbose
 
     def _representation(self, X, random_state):
         X_unit = unit_rows(X)

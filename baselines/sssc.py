@@ -45,6 +45,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
 from kssc._base import unit_rows
+from kssc._progress import ProgressMixin
 from kssc._validation import check_n_clusters
 from kssc.spectral import ASSIGN_LABELS, spectral_clustering
 
@@ -97,7 +98,7 @@ def class_residual_labels(A, labels, X, kappa):
     return classes[np.argmin(residual, axis=1)]
 
 
-class SSSC(ClusterMixin, BaseEstimator):
+class SSSC(ProgressMixin, ClusterMixin, BaseEstimator):
     """Scalable sparse subspace clustering: SSC on a random in-sample set, ridge-coded rest.
 
     Parameters
@@ -115,6 +116,8 @@ class SSSC(ClusterMixin, BaseEstimator):
         Ng-Jordan-Weiss (`kssc.spectral`).
     random_state : int, RandomState or None
         Draws the in-sample set and seeds the spectral step.
+    verbose : int, default=0
+        If > 0, report each stage of the fit on stderr.
 
     Attributes
     ----------
@@ -128,16 +131,18 @@ class SSSC(ClusterMixin, BaseEstimator):
         "kappa": [Interval(Real, 0, None, closed="left")],
         "assign_labels": [StrOptions(set(ASSIGN_LABELS))],
         "random_state": ["random_state"],
+        "verbose": ["verbose"],
     }
 
     def __init__(self, n_clusters=None, *, n_in_sample=20, lam=0.1, kappa=1e-6,
-                 assign_labels="kmeans", random_state=None):
+                 assign_labels="kmeans", random_state=None, verbose=0):
         self.n_clusters = n_clusters
         self.n_in_sample = n_in_sample
         self.lam = lam
         self.kappa = kappa
         self.assign_labels = assign_labels
         self.random_state = random_state
+        self.verbose = verbose
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -155,16 +160,19 @@ class SSSC(ClusterMixin, BaseEstimator):
         X_unit = unit_rows(X)
         chosen = np.sort(rng.choice(n, self.n_in_sample, replace=False))
         A = X_unit[chosen]
-        W = in_sample_affinity(in_sample_codes(A, self.lam))
+        with self._stage("in-sample codes"):
+            W = in_sample_affinity(in_sample_codes(A, self.lam))
         spectral_start = perf_counter()
-        in_labels = spectral_clustering(W, n_clusters, assign_labels=self.assign_labels,
-                                        random_state=rng)
+        with self._stage("spectral"):
+            in_labels = spectral_clustering(W, n_clusters, assign_labels=self.assign_labels,
+                                            random_state=rng)
         spectral_time = perf_counter() - spectral_start
         rest = np.setdiff1d(np.arange(n), chosen)
         labels = np.empty(n, dtype=np.int64)
         labels[chosen] = in_labels
         if rest.size:
-            labels[rest] = class_residual_labels(A, in_labels, X_unit[rest], self.kappa)
+            with self._stage("out-of-sample labels"):
+                labels[rest] = class_residual_labels(A, in_labels, X_unit[rest], self.kappa)
         done = perf_counter() - start
         self.labels_ = labels
         self.in_sample_indices_ = chosen

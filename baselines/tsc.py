@@ -47,6 +47,8 @@ class TSC(SelfExpressiveClustering):
         value (Heckel and Boelcskei).
     assign_labels : {"discretize", "kmeans", "njw"}
     random_state : int, RandomState or None
+    verbose : int, default=0
+        If > 0, report each stage of the fit on stderr.
 
     Attributes
     ----------
@@ -61,12 +63,13 @@ class TSC(SelfExpressiveClustering):
     }
 
     def __init__(self, n_clusters=None, *, n_neighbors=20, signed=True,
-                 assign_labels="discretize", random_state=None):
+                 assign_labels="discretize", random_state=None, verbose=0):
         self.n_clusters = n_clusters
         self.n_neighbors = n_neighbors
         self.signed = signed
         self.assign_labels = assign_labels
         self.random_state = random_state
+        self.verbose = verbose
 
     def _representation(self, X, random_state):
         n = X.shape[0]

@@ -1,6 +1,5 @@
 """The fit shared by every self-expressive clustering estimator (k-SSC and the baselines)."""
 
-import warnings
 from numbers import Integral
 from time import perf_counter
 
@@ -10,12 +9,14 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
+from ._progress import ProgressMixin
 from ._validation import check_n_clusters, normalize_rows
+from ._warnings import warn_caller
 from .affinity import symmetric_affinity
 from .spectral import ASSIGN_LABELS, spectral_clustering
 
 
-class SelfExpressiveClustering(ClusterMixin, BaseEstimator):
+class SelfExpressiveClustering(ProgressMixin, ClusterMixin, BaseEstimator):
     """Base class: build a representation Z, the affinity |Z| + |Z|^T, then N-Cut.
 
     Subclasses implement `_representation(X, random_state) -> (Z, info)` where Z is a
@@ -27,6 +28,7 @@ class SelfExpressiveClustering(ClusterMixin, BaseEstimator):
         "n_clusters": [Interval(Integral, 1, None, closed="left"), None],
         "assign_labels": [StrOptions(set(ASSIGN_LABELS))],
         "random_state": ["random_state"],
+        "verbose": ["verbose"],
     }
 
     def _representation(self, X, random_state):
@@ -39,11 +41,13 @@ class SelfExpressiveClustering(ClusterMixin, BaseEstimator):
         n_clusters = check_n_clusters(self.n_clusters, X.shape[0])
         rng = check_random_state(self.random_state)
         start = perf_counter()
-        Z, info = self._representation(X, rng)
+        with self._stage("representation"):
+            Z, info = self._representation(X, rng)
         built = perf_counter()
         W = symmetric_affinity(Z)
-        self.labels_ = spectral_clustering(W, n_clusters, assign_labels=self.assign_labels,
-                                           random_state=rng)
+        with self._stage("spectral"):
+            self.labels_ = spectral_clustering(W, n_clusters, assign_labels=self.assign_labels,
+                                               random_state=rng)
         done = perf_counter()
         self.representation_matrix_ = Z
         self.affinity_matrix_ = W
@@ -67,10 +71,9 @@ def unit_rows(X):
     X_unit, zero = normalize_rows(X.astype(float, copy=False))
     if zero.any():
         rows = np.flatnonzero(zero)
-        warnings.warn(
+        warn_caller(
             f"{rows.size} point(s) have zero norm (rows {rows[:5].tolist()}): they have no "
             "direction, get all-zero coefficients and are labelled by the spectral step alone.",
             UserWarning,
-            stacklevel=3,
         )
     return X_unit

@@ -7,6 +7,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base import SelfExpressiveClustering, unit_rows
 from ._validation import check_n_neighbors
+from ._warnings import warn_caller
 from .neighbours import METRICS, nearest_neighbours
 from .representation import SOLVERS, coefficients_to_sparse, kssc_coefficients
 
@@ -49,6 +50,9 @@ class KSSC(SelfExpressiveClustering):
     n_jobs : int or None
         Parallel chunks with joblib (any backend, e.g. dask via ``joblib.parallel_config``).
     random_state : int, RandomState or None
+    verbose : int, default=0
+        If > 0, report each stage of the fit on stderr (neighbours, coefficients chunk by
+        chunk, spectral step), with a tqdm bar when tqdm is installed.
 
     Attributes
     ----------
@@ -74,7 +78,7 @@ class KSSC(SelfExpressiveClustering):
     def __init__(self, n_clusters=None, *, n_neighbors=20, lam=0.1, lam_mode="absolute",
                  solver="relaxed", positive=True, metric="euclidean", neighbor_algorithm="auto",
                  assign_labels="discretize", tol=1e-6, max_iter=200, chunk_size=None,
-                 n_jobs=None, random_state=None):
+                 n_jobs=None, random_state=None, verbose=0):
         self.n_clusters = n_clusters
         self.n_neighbors = n_neighbors
         self.lam = lam
@@ -89,6 +93,7 @@ class KSSC(SelfExpressiveClustering):
         self.chunk_size = chunk_size
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.verbose = verbose
 
     def _representation(self, X, random_state):
         n = X.shape[0]
@@ -98,13 +103,15 @@ class KSSC(SelfExpressiveClustering):
         if algorithm == "auto":
             algorithm = "approximate" if n >= APPROXIMATE_FROM else "exact"
         start = perf_counter()
-        indices, _ = nearest_neighbours(X_unit, k, metric=self.metric, algorithm=algorithm,
-                                        normalize=False, random_state=random_state)
+        with self._stage("neighbours"):
+            indices, _ = nearest_neighbours(X_unit, k, metric=self.metric, algorithm=algorithm,
+                                            normalize=False, random_state=random_state)
         found = perf_counter()
-        coef, n_iter, converged = kssc_coefficients(
-            X_unit, indices, self.lam, solver=self.solver, positive=self.positive,
-            lam_mode=self.lam_mode, tol=self.tol, max_iter=self.max_iter,
-            chunk_size=self.chunk_size, n_jobs=self.n_jobs)
+        with self._stage("coefficients") as progress:
+            coef, n_iter, converged = kssc_coefficients(
+                X_unit, indices, self.lam, solver=self.solver, positive=self.positive,
+                lam_mode=self.lam_mode, tol=self.tol, max_iter=self.max_iter,
+                chunk_size=self.chunk_size, n_jobs=self.n_jobs, progress=progress)
         solved = perf_counter()
         warn_not_converged(converged, self.solver, self.max_iter)
         self.neighbors_ = indices
@@ -115,15 +122,12 @@ class KSSC(SelfExpressiveClustering):
 
 def warn_not_converged(converged, solver, max_iter):
     """ConvergenceWarning naming how many sub-problems hit max_iter."""
-    import warnings
-
     from sklearn.exceptions import ConvergenceWarning
 
     missed = int((~converged).sum())
     if missed:
-        warnings.warn(
+        warn_caller(
             f"{missed} of {converged.size} point(s) reached max_iter={max_iter} in the {solver} "
             "solver before meeting the tolerance; raise max_iter or tol.",
             ConvergenceWarning,
-            stacklevel=3,
         )

@@ -28,12 +28,13 @@ def _solve_chunk(X, rows, indices, lam, solver, positive, lam_mode, tol, max_ite
 
 
 def kssc_coefficients(X, indices, lam, *, solver="relaxed", positive=True, lam_mode="absolute",
-                      tol=1e-6, max_iter=200, chunk_size=None, n_jobs=None):
+                      tol=1e-6, max_iter=200, chunk_size=None, n_jobs=None, progress=None):
     """Code every row of `X` over its neighbours `indices` (n, k).
 
     Returns (coef (n, k), n_iter (n,), converged (n,)). The work is split into chunks of
     `chunk_size` points (default: about 64 MiB of gathered neighbours each), solved in turn
     or in parallel with joblib when `n_jobs` is set (any joblib backend, e.g. dask).
+    `progress(done, total)`, if given, is called with the number of chunks solved so far.
     """
     n, k = indices.shape
     if chunk_size is None:
@@ -45,9 +46,14 @@ def kssc_coefficients(X, indices, lam, *, solver="relaxed", positive=True, lam_m
         for s in starts
     )
     if n_jobs is None or n_jobs == 1:
-        parts = [f(*a, **kw) for f, a, kw in tasks]
+        solved = (f(*a, **kw) for f, a, kw in tasks)
     else:
-        parts = Parallel(n_jobs=n_jobs)(tasks)
+        solved = Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
+    parts = []
+    for part in solved:
+        parts.append(part)
+        if progress is not None:
+            progress(len(parts), len(starts))
     coef = np.concatenate([p[0] for p in parts])
     n_iter = np.concatenate([p[1] for p in parts])
     converged = np.concatenate([p[2] for p in parts])
