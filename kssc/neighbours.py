@@ -35,8 +35,8 @@ def _top_k(S, k, group):
     return np.take_along_axis(candidates, chosen, 1)
 
 
-def _rescore(X_unit, start, found):
-    """Inner products of rows start.. of X_unit with their candidates `found` (b, k).
+def rescore(points, X_unit, found):
+    """Inner products of every row of `points` (b, D) with its candidates X_unit[found] (b, k).
 
     Gathers at most `_RESCORE_BYTES` of neighbour vectors at a time (chunks of rows, and of
     the k columns when one row's k neighbours exceed it), each chunk by the same
@@ -47,10 +47,10 @@ def _rescore(X_unit, start, found):
     n_rows, n_cols = max(1, per_gather // k), min(k, per_gather)
     sims = np.empty((b, k), dtype=X_unit.dtype)
     for r in range(0, b, n_rows):
-        points = X_unit[start + r:start + min(r + n_rows, b)]
         for c in range(0, k, n_cols):
             chosen = found[r:r + n_rows, c:c + n_cols]
-            sims[r:r + n_rows, c:c + n_cols] = np.einsum("ij,ikj->ik", points, X_unit[chosen])
+            sims[r:r + n_rows, c:c + n_cols] = np.einsum("ij,ikj->ik", points[r:r + n_rows],
+                                                         X_unit[chosen])
     return sims
 
 
@@ -87,7 +87,7 @@ def exact_neighbours(X_unit, n_neighbors, metric="euclidean", block_size=None):
         S[rows, rows + start] = -np.inf
         found = _top_k(S, k, group)
         indices[start:stop] = found
-        sims[start:stop] = _rescore(X_unit, start, found)
+        sims[start:stop] = rescore(X_unit[start:stop], X_unit, found)
     if metric == "abs_cosine":
         sims = np.abs(sims)
     order = np.argsort(-sims, axis=1, kind="stable")
