@@ -53,7 +53,13 @@ def top_eigenvectors(P, n_vectors, random_state=None, dense_limit=_DENSE_LIMIT):
     """
     n = P.shape[0]
     if n <= dense_limit or n_vectors >= n - 1:
-        values, vectors = eigh(P.toarray(), subset_by_index=[n - n_vectors, n - 1])
+        dense = P.toarray()
+        values, vectors = eigh(dense, subset_by_index=[n - n_vectors, n - 1])
+        if vectors.shape[1] < n_vectors:
+            # LAPACK's subset driver can return fewer pairs than asked on highly degenerate
+            # spectra (duplicated points; it returned none at all); the full one cannot.
+            values, vectors = eigh(dense)
+            values, vectors = values[n - n_vectors:], vectors[:, n - n_vectors:]
     else:
         v0 = check_random_state(random_state).uniform(-1.0, 1.0, n)
         values, vectors = eigsh(P, k=n_vectors, which="LA", v0=v0)
