@@ -31,6 +31,9 @@ class SelfExpressiveClustering(ClusterMixin, BaseEstimator):
         "random_state": ["random_state"],
     }
 
+    # Used with n_clusters=None by subclasses that do not take max_clusters as a parameter.
+    max_clusters = 20
+
     def _representation(self, X, random_state):
         raise NotImplementedError
 

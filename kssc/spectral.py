@@ -164,7 +164,9 @@ def spectral_clustering(W, n_clusters=None, *, assign_labels="discretize", rando
 
     n_clusters=None estimates it by the eigen-gap (at most `max_clusters`). assign_labels:
     "discretize" (N-Cut, Yu-Shi rotation), "kmeans" (N-Cut eigenvectors, unit rows, k-means
-    with 10 restarts) or "njw" (module docstring).
+    with 10 restarts) or "njw" (module docstring). A DegenerateFitWarning reports an
+    eigen-gap of 1 cluster, more connected components than clusters ("graph is not fully
+    connected") and fewer clusters out than asked.
     """
     if assign_labels not in ASSIGN_LABELS:
         raise ValueError(f"assign_labels must be one of {ASSIGN_LABELS}; got {assign_labels!r}.")
