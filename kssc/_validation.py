@@ -24,7 +24,7 @@ class DegenerateFitWarning(UserWarning):
 
 
 def warn_degenerate(message):
-    """Issue a DegenerateFitWarning pointing at the first caller outside kssc, baselines, sklearn."""
+    """Issue a DegenerateFitWarning at the first caller outside kssc, baselines and sklearn."""
     frame, level = sys._getframe(0), 1
     while frame is not None and frame.f_code.co_filename.startswith(_INTERNAL + (_BASELINES,)):
         frame, level = frame.f_back, level + 1

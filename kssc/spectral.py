@@ -131,7 +131,7 @@ def _normalized_adjacency(W):
 
 
 def estimate_n_clusters(W, max_clusters=20, random_state=None):
-    """Number of clusters: the largest gap among the smallest eigenvalues of the normalised Laplacian.
+    """Number of clusters: the largest gap among the normalised Laplacian's smallest eigenvalues.
 
     With Laplacian eigenvalues l_1 <= l_2 <= ..., the estimate is the k <= max_clusters that
     maximises l_{k+1} - l_k. The Laplacian has no threshold or offset, unlike the N-Cut
@@ -147,7 +147,7 @@ def estimate_n_clusters(W, max_clusters=20, random_state=None):
 
 
 def _check_graph(W, n_clusters):
-    """Warn when W has more connected components than clusters (as scikit-learn's spectral_embedding)."""
+    """Warn when W has more connected components than clusters (as spectral_embedding does)."""
     n_components, component = connected_components(W, directed=False)
     if n_components > n_clusters:
         singletons = int((np.bincount(component) == 1).sum())
