@@ -36,6 +36,8 @@ class GFS(SelfExpressiveClustering):
     ----------
     n_clusters : int or None
         Number of clusters; None estimates it from the eigen-gap.
+    max_clusters : int, default=20
+        With n_clusters=None, the largest number of clusters the eigen-gap may pick.
     k_max : int, default=10
         Largest number of points each point selects; must be < n_samples.
     tol : float, default=1e-3
@@ -61,12 +63,13 @@ class GFS(SelfExpressiveClustering):
     }
 
     def __init__(self, n_clusters=None, *, k_max=10, tol=1e-3, affinity="binary",
-                 assign_labels="discretize", random_state=None, verbose=0):
+                 assign_labels="discretize", max_clusters=20, random_state=None, verbose=0):
         self.n_clusters = n_clusters
         self.k_max = k_max
         self.tol = tol
         self.affinity = affinity
         self.assign_labels = assign_labels
+        self.max_clusters = max_clusters
         self.random_state = random_state
         self.verbose = verbose
 

@@ -83,6 +83,8 @@ class GSC(SelfExpressiveClustering):
     ----------
     n_clusters : int or None
         Number of clusters; None estimates it from the eigen-gap.
+    max_clusters : int, default=20
+        With n_clusters=None, the largest number of clusters the eigen-gap may pick.
     n_neighbors : int, default=10
         K, the neighbours each point selects; must be < n_samples.
     max_subspace_dim : int, default=5
@@ -109,12 +111,13 @@ class GSC(SelfExpressiveClustering):
     }
 
     def __init__(self, n_clusters=None, *, n_neighbors=10, max_subspace_dim=5, variant="paper",
-                 assign_labels="discretize", random_state=None, verbose=0):
+                 assign_labels="discretize", max_clusters=20, random_state=None, verbose=0):
         self.n_clusters = n_clusters
         self.n_neighbors = n_neighbors
         self.max_subspace_dim = max_subspace_dim
         self.variant = variant
         self.assign_labels = assign_labels
+        self.max_clusters = max_clusters
         self.random_state = random_state
         self.verbose = verbose
 

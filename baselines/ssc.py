@@ -23,7 +23,8 @@ from numbers import Integral, Real
 
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from kssc._base import SelfExpressiveClustering, unit_rows
+from kssc._base import SelfExpressiveClustering, lam_max_reason, unit_rows
+from kssc._validation import normalize_rows
 from kssc.estimator import warn_not_converged
 
 from ._sparse import dense_to_csr
@@ -41,6 +42,8 @@ class SSC(SelfExpressiveClustering):
     ----------
     n_clusters : int or None
         Number of clusters; None estimates it from the eigen-gap.
+    max_clusters : int, default=20
+        With n_clusters=None, the largest number of clusters the eigen-gap may pick.
     lam : float, default=0.1
     solver : {"relaxed", "exact"}
         FISTA with backtracking (`ssc_relaxed`) or linearised ADMM (`ssc_exact`).
@@ -76,7 +79,7 @@ class SSC(SelfExpressiveClustering):
 
     def __init__(self, n_clusters=None, *, lam=0.1, solver="relaxed", positive=True,
                  column_wise=False, tol=1e-6, max_iter=200, assign_labels="discretize",
-                 random_state=None, verbose=0):
+                 max_clusters=20, random_state=None, verbose=0):
         self.n_clusters = n_clusters
         self.lam = lam
         self.solver = solver
@@ -85,6 +88,7 @@ class SSC(SelfExpressiveClustering):
         self.tol = tol
         self.max_iter = max_iter
         self.assign_labels = assign_labels
+        self.max_clusters = max_clusters
         self.random_state = random_state
         self.verbose = verbose
 
@@ -100,3 +104,7 @@ class SSC(SelfExpressiveClustering):
                 tol_primal=1e3 * self.tol, tol_change=1e2 * self.tol, max_iter=self.max_iter)
         warn_not_converged(converged, f"SSC {self.solver}", self.max_iter)
         return dense_to_csr(C), {"n_iter": n_iter if self.column_wise else int(n_iter.max())}
+
+    def _isolation_reason(self, X, isolated):
+        X_unit, _ = normalize_rows(X.astype(float, copy=False))
+        return lam_max_reason(self.lam, X_unit, isolated, positive=self.positive)

@@ -44,7 +44,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
-from kssc._base import unit_rows
+from kssc._base import lam_max_reason, unit_rows, warn_isolated
 from kssc._progress import ProgressMixin
 from kssc._validation import check_n_clusters
 from kssc.spectral import ASSIGN_LABELS, spectral_clustering
@@ -105,6 +105,8 @@ class SSSC(ProgressMixin, ClusterMixin, BaseEstimator):
     ----------
     n_clusters : int or None
         Number of clusters; None estimates it from the in-sample eigen-gap.
+    max_clusters : int, default=20
+        With n_clusters=None, the largest number of clusters the eigen-gap may pick.
     n_in_sample : int, default=20
         Points in the in-sample set; from n_clusters to n_samples.
     lam : float, default=0.1
@@ -130,17 +132,19 @@ class SSSC(ProgressMixin, ClusterMixin, BaseEstimator):
         "lam": [Interval(Real, 0, None, closed="neither")],
         "kappa": [Interval(Real, 0, None, closed="left")],
         "assign_labels": [StrOptions(set(ASSIGN_LABELS))],
+        "max_clusters": [Interval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
 
     def __init__(self, n_clusters=None, *, n_in_sample=20, lam=0.1, kappa=1e-6,
-                 assign_labels="kmeans", random_state=None, verbose=0):
+                 assign_labels="kmeans", max_clusters=20, random_state=None, verbose=0):
         self.n_clusters = n_clusters
         self.n_in_sample = n_in_sample
         self.lam = lam
         self.kappa = kappa
         self.assign_labels = assign_labels
+        self.max_clusters = max_clusters
         self.random_state = random_state
         self.verbose = verbose
 
@@ -162,10 +166,11 @@ class SSSC(ProgressMixin, ClusterMixin, BaseEstimator):
         A = X_unit[chosen]
         with self._stage("in-sample codes"):
             W = in_sample_affinity(in_sample_codes(A, self.lam))
+        warn_isolated(W, lambda isolated: lam_max_reason(self.lam, A, isolated, positive=False))
         spectral_start = perf_counter()
         with self._stage("spectral"):
             in_labels = spectral_clustering(W, n_clusters, assign_labels=self.assign_labels,
-                                            random_state=rng)
+                                            random_state=rng, max_clusters=self.max_clusters)
         spectral_time = perf_counter() - spectral_start
         rest = np.setdiff1d(np.arange(n), chosen)
         labels = np.empty(n, dtype=np.int64)

@@ -40,6 +40,8 @@ class TSC(SelfExpressiveClustering):
     ----------
     n_clusters : int or None
         Number of clusters; None estimates it from the eigen-gap.
+    max_clusters : int, default=20
+        With n_clusters=None, the largest number of clusters the eigen-gap may pick.
     n_neighbors : int, default=20
         q, the neighbours kept per point; must be < n_samples.
     signed : bool, default=True
@@ -63,11 +65,12 @@ class TSC(SelfExpressiveClustering):
     }
 
     def __init__(self, n_clusters=None, *, n_neighbors=20, signed=True,
-                 assign_labels="discretize", random_state=None, verbose=0):
+                 assign_labels="discretize", max_clusters=20, random_state=None, verbose=0):
         self.n_clusters = n_clusters
         self.n_neighbors = n_neighbors
         self.signed = signed
         self.assign_labels = assign_labels
+        self.max_clusters = max_clusters
         self.random_state = random_state
         self.verbose = verbose
 

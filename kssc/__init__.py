@@ -1,5 +1,6 @@
 """k-SSC: sparse subspace clustering by nearest neighbour filtering."""
 
+from ._validation import DegenerateFitWarning
 from .estimator import KSSC
 from .metrics import clustering_error, psnr
 from .neighbours import nearest_neighbours
@@ -9,6 +10,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "KSSC",
+    "DegenerateFitWarning",
     "clustering_error",
     "estimate_n_clusters",
     "ncut",

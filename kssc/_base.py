@@ -10,9 +10,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
 from ._progress import ProgressMixin
-from ._validation import check_n_clusters, normalize_rows
+from ._validation import check_n_clusters, normalize_rows, warn_degenerate
 from ._warnings import warn_caller
-from .affinity import symmetric_affinity
+from .affinity import isolated_points, symmetric_affinity
+from .neighbours import rescore
 from .spectral import ASSIGN_LABELS, spectral_clustering
 
 
@@ -26,13 +27,21 @@ class SelfExpressiveClustering(ProgressMixin, ClusterMixin, BaseEstimator):
 
     _parameter_constraints = {
         "n_clusters": [Interval(Integral, 1, None, closed="left"), None],
+        "max_clusters": [Interval(Integral, 1, None, closed="left")],
         "assign_labels": [StrOptions(set(ASSIGN_LABELS))],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
 
+    # Used with n_clusters=None by subclasses that do not take max_clusters as a parameter.
+    max_clusters = 20
+
     def _representation(self, X, random_state):
         raise NotImplementedError
+
+    def _isolation_reason(self, X, isolated):
+        """Why the points `isolated` got no coefficient, for the warning ("" if unknown)."""
+        return ""
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -45,9 +54,10 @@ class SelfExpressiveClustering(ProgressMixin, ClusterMixin, BaseEstimator):
             Z, info = self._representation(X, rng)
         built = perf_counter()
         W = symmetric_affinity(Z)
+        warn_isolated(W, lambda isolated: self._isolation_reason(X, isolated))
         with self._stage("spectral"):
             self.labels_ = spectral_clustering(W, n_clusters, assign_labels=self.assign_labels,
-                                               random_state=rng)
+                                               random_state=rng, max_clusters=self.max_clusters)
         done = perf_counter()
         self.representation_matrix_ = Z
         self.affinity_matrix_ = W
@@ -60,6 +70,49 @@ class SelfExpressiveClustering(ProgressMixin, ClusterMixin, BaseEstimator):
     def fit_predict(self, X, y=None):
         """Fit and return the cluster label of every row of X."""
         return self.fit(X).labels_
+
+
+def warn_isolated(W, reason=lambda isolated: ""):
+    """DegenerateFitWarning when some points have no affinity to any other point.
+
+    `reason(isolated)` may explain it (e.g. lam >= lambda_max); it is called only then.
+    """
+    isolated = isolated_points(W)
+    if not isolated.size:
+        return
+    n = W.shape[0]
+    if isolated.size == n:
+        message = ("the representation has no non-zero coefficient between points: every "
+                   "point is isolated and the labels are arbitrary.")
+    else:
+        message = (f"{isolated.size} of {n} point(s) are isolated (no non-zero coefficient to "
+                   f"or from another point; rows {isolated[:5].tolist()}): their labels are "
+                   "arbitrary.")
+    explanation = reason(isolated)
+    warn_degenerate(f"{message} {explanation}" if explanation else message)
+
+
+def lam_max_reason(lam, X_unit, isolated, *, positive, neighbours=None, hint=""):
+    """Explain isolated points by lam >= lambda_max ("" if lam is below all their lambda_max).
+
+    lambda_max_i, the smallest lam that zeroes point i's l1 code, is the largest inner
+    product of x_i with its dictionary (absolute when the code is signed): the rows
+    `neighbours[i]` of `X_unit`, or every other point when `neighbours` is None.
+    """
+    points = X_unit[isolated]
+    if neighbours is None:
+        corr = points @ X_unit.T
+        corr[np.arange(isolated.size), isolated] = -np.inf if positive else 0.0
+    else:
+        corr = rescore(points, X_unit, neighbours[isolated])
+    lam_max = np.maximum(corr.max(axis=1) if positive else np.abs(corr).max(axis=1), 0.0)
+    zeroed = lam >= lam_max
+    if not zeroed.any():
+        return ""
+    return (f"lam={lam:g} >= lambda_max for {zeroed.sum()} of them (lambda_max="
+            f"{lam_max[zeroed].max():.3g} at most, the largest {'' if positive else 'absolute '}"
+            "inner product of a point with the points that may code it: any lam >= lambda_max "
+            f"gives an all-zero code, any lam >= 1 does for unit-norm points). Lower lam{hint}.")
 
 
 def unit_rows(X):

@@ -4,6 +4,22 @@ import numbers
 
 import numpy as np
 
+from ._warnings import warn_caller
+
+
+class DegenerateFitWarning(UserWarning):
+    """A fit ran but its result carries little or no information.
+
+    Raised when the representation has no non-zero coefficient or leaves points isolated,
+    when fewer clusters come out than were asked, when the affinity graph has more
+    connected components than clusters, and when the eigen-gap picks a single cluster.
+    """
+
+
+def warn_degenerate(message):
+    """Issue a DegenerateFitWarning at the first caller outside kssc, baselines and sklearn."""
+    warn_caller(message, DegenerateFitWarning)
+
 
 def check_array_2d(X, name="X", min_samples=1):
     """Return `X` as a finite float array of shape (n_samples, n_features).
@@ -35,11 +51,23 @@ def normalize_rows(X):
     """Scale every row of `X` to unit Euclidean norm.
 
     Rows of zero norm have no direction: they stay zero and are flagged in the returned mask.
+    Rows whose squared entries would overflow or underflow (norm outside
+    [sqrt(tiny) / eps, sqrt(max) * eps] of the dtype) are first divided by their largest
+    entry, so every finite non-zero row gets its direction.
     """
-    norms = np.linalg.norm(X, axis=1)
+    info = np.finfo(X.dtype)
+    with np.errstate(over="ignore", under="ignore"):
+        norms = np.linalg.norm(X, axis=1)
     zero = norms == 0
-    scale = np.where(zero, 1.0, norms)
-    return X / scale[:, None], zero
+    X_unit = X / np.where(zero, 1.0, norms)[:, None]
+    extreme = ~((norms >= np.sqrt(info.tiny) / info.eps) & (norms <= np.sqrt(info.max) * info.eps))
+    if extreme.any():
+        peaks = np.abs(X[extreme]).max(axis=1)
+        zero[extreme] = peaks == 0
+        scaled = X[extreme] / np.where(peaks == 0, 1.0, peaks)[:, None]
+        scaled_norms = np.linalg.norm(scaled, axis=1)
+        X_unit[extreme] = scaled / np.where(peaks == 0, 1.0, scaled_norms)[:, None]
+    return X_unit, zero
 
 
 def check_n_neighbors(n_neighbors, n_samples):

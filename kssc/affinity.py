@@ -1,4 +1,4 @@
-"""The affinity W = |Z| + |Z|^T."""
+"""The affinity W = |Z| + |Z|^T, and which points it leaves isolated."""
 
 import numpy as np
 import scipy.sparse as sp
@@ -11,3 +11,11 @@ def symmetric_affinity(Z):
     W = (A + A.T).tocsr()
     W.eliminate_zeros()
     return W.astype(np.float64)
+
+
+def isolated_points(W):
+    """Indices of the points with no non-zero affinity to another point (diagonal ignored)."""
+    W = sp.csr_matrix(W)
+    off_diagonal = W - sp.diags(W.diagonal())
+    off_diagonal.eliminate_zeros()
+    return np.flatnonzero(np.diff(off_diagonal.indptr) == 0)

@@ -5,8 +5,8 @@ from time import perf_counter
 
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._base import SelfExpressiveClustering, unit_rows
-from ._validation import check_n_neighbors
+from ._base import SelfExpressiveClustering, lam_max_reason, unit_rows
+from ._validation import check_n_neighbors, normalize_rows
 from ._warnings import warn_caller
 from .neighbours import METRICS, nearest_neighbours
 from .representation import SOLVERS, coefficients_to_sparse, kssc_coefficients
@@ -27,6 +27,8 @@ class KSSC(SelfExpressiveClustering):
     ----------
     n_clusters : int or None
         Number of clusters; None estimates it from the eigen-gap.
+    max_clusters : int, default=20
+        With n_clusters=None, the largest number of clusters the eigen-gap may pick.
     n_neighbors : int, default=20
         k, the number of neighbours each point is coded over.
     lam : float, default=0.1
@@ -78,7 +80,7 @@ class KSSC(SelfExpressiveClustering):
     def __init__(self, n_clusters=None, *, n_neighbors=20, lam=0.1, lam_mode="absolute",
                  solver="relaxed", positive=True, metric="euclidean", neighbor_algorithm="auto",
                  assign_labels="discretize", tol=1e-6, max_iter=200, chunk_size=None,
-                 n_jobs=None, random_state=None, verbose=0):
+                 n_jobs=None, max_clusters=20, random_state=None, verbose=0):
         self.n_clusters = n_clusters
         self.n_neighbors = n_neighbors
         self.lam = lam
@@ -88,6 +90,7 @@ class KSSC(SelfExpressiveClustering):
         self.metric = metric
         self.neighbor_algorithm = neighbor_algorithm
         self.assign_labels = assign_labels
+        self.max_clusters = max_clusters
         self.tol = tol
         self.max_iter = max_iter
         self.chunk_size = chunk_size
@@ -118,6 +121,14 @@ class KSSC(SelfExpressiveClustering):
         Z = coefficients_to_sparse(indices, coef, n)
         return Z, {"n_iter": n_iter,
                    "timings": {"neighbours": found - start, "coefficients": solved - found}}
+
+    def _isolation_reason(self, X, isolated):
+        if self.lam_mode == "relative":
+            return (f"lam={self.lam:g} >= 1 with lam_mode='relative' is at least every "
+                    "point's lambda_max: every code is zero." if self.lam >= 1 else "")
+        X_unit, _ = normalize_rows(X.astype(float, copy=False))
+        return lam_max_reason(self.lam, X_unit, isolated, positive=self.positive,
+                              neighbours=self.neighbors_, hint=", or use lam_mode='relative'")
 
 
 def warn_not_converged(converged, solver, max_iter):

@@ -6,6 +6,9 @@ from ._validation import check_array_2d, check_n_neighbors, normalize_rows
 
 METRICS = ("euclidean", "abs_cosine")
 _BLOCK_BYTES = 128 * 2**20
+# Neighbour vectors gathered at a time to re-score the chosen candidates: with the similarity
+# block above, the search's working memory stays near 256 MiB whatever n_features.
+_RESCORE_BYTES = 128 * 2**20
 
 
 def _similarity(block, X, metric):
@@ -32,13 +35,34 @@ def _top_k(S, k, group):
     return np.take_along_axis(candidates, chosen, 1)
 
 
+def rescore(points, X_unit, found):
+    """Inner products of every row of `points` (b, D) with its candidates X_unit[found] (b, k).
+
+    Gathers at most `_RESCORE_BYTES` of neighbour vectors at a time (chunks of rows, and of
+    the k columns when one row's k neighbours exceed it), each chunk by the same
+    contraction, so the values do not depend on the chunking.
+    """
+    b, k = found.shape
+    per_gather = max(1, _RESCORE_BYTES // (X_unit.shape[1] * X_unit.itemsize))
+    n_rows, n_cols = max(1, per_gather // k), min(k, per_gather)
+    sims = np.empty((b, k), dtype=X_unit.dtype)
+    for r in range(0, b, n_rows):
+        for c in range(0, k, n_cols):
+            chosen = found[r:r + n_rows, c:c + n_cols]
+            sims[r:r + n_rows, c:c + n_cols] = np.einsum("ij,ikj->ik", points[r:r + n_rows],
+                                                         X_unit[chosen])
+    return sims
+
+
 def exact_neighbours(X_unit, n_neighbors, metric="euclidean", block_size=None):
     """Exact k nearest neighbours of unit-norm rows, by blocked matrix products.
 
     "euclidean" ranks by signed inner product (Euclidean distance between unit vectors, what
     the paper's code did); "abs_cosine" by its absolute value (x and -x span the same line).
     A point is never its own neighbour, also when the data holds exact duplicates: the
-    exclusion is by index. Memory is one block of `block_size` x n_samples similarities.
+    exclusion is by index. Memory: a float32 copy of the data, one block of `block_size` x
+    n_samples similarities and at most `_RESCORE_BYTES` of gathered neighbours, whatever
+    n_features.
 
     Returns (indices, similarities), each (n_samples, n_neighbors), most similar first.
     """
@@ -63,7 +87,7 @@ def exact_neighbours(X_unit, n_neighbors, metric="euclidean", block_size=None):
         S[rows, rows + start] = -np.inf
         found = _top_k(S, k, group)
         indices[start:stop] = found
-        sims[start:stop] = np.einsum("ij,ikj->ik", X_unit[start:stop], X_unit[found])
+        sims[start:stop] = rescore(X_unit[start:stop], X_unit, found)
     if metric == "abs_cosine":
         sims = np.abs(sims)
     order = np.argsort(-sims, axis=1, kind="stable")

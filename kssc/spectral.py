@@ -12,9 +12,12 @@ k-means with 20 restarts.
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import eigh, svd
+from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import eigsh
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
+
+from ._validation import warn_degenerate
 
 ASSIGN_LABELS = ("discretize", "kmeans", "njw")
 _DENSE_LIMIT = 1000
@@ -50,10 +53,19 @@ def top_eigenvectors(P, n_vectors, random_state=None, dense_limit=_DENSE_LIMIT):
     """
     n = P.shape[0]
     if n <= dense_limit or n_vectors >= n - 1:
-        values, vectors = eigh(P.toarray(), subset_by_index=[n - n_vectors, n - 1])
+        dense = P.toarray()
+        values, vectors = eigh(dense, subset_by_index=[n - n_vectors, n - 1])
+        if vectors.shape[1] < n_vectors:
+            # LAPACK's subset driver can return fewer pairs than asked on highly degenerate
+            # spectra (duplicated points; it returned none at all); the full one cannot.
+            values, vectors = eigh(dense)
+            values, vectors = values[n - n_vectors:], vectors[:, n - n_vectors:]
     else:
         v0 = check_random_state(random_state).uniform(-1.0, 1.0, n)
         values, vectors = eigsh(P, k=n_vectors, which="LA", v0=v0)
+    if vectors.shape[1] != n_vectors:
+        raise RuntimeError(f"the eigensolver returned {vectors.shape[1]} eigenvectors of the "
+                           f"{n_vectors} asked for a {n} x {n} affinity.")
     order = np.argsort(values)[::-1]
     return values[order], vectors[:, order]
 
@@ -103,16 +115,47 @@ def njw_embedding(W, n_clusters, *, random_state=None):
     return vectors / (np.linalg.norm(vectors, axis=1, keepdims=True) + eps)
 
 
+def _normalized_adjacency(W):
+    """I - L for the normalised Laplacian L of W (its diagonal ignored), as a CSR matrix.
+
+    D^-1/2 |W| D^-1/2, with 1 on the diagonal of isolated points: each is a component of
+    its own, as in `scipy.sparse.csgraph.laplacian(W, normed=True)`.
+    """
+    W = abs(sp.csr_matrix(W, dtype=np.float64))
+    W.setdiag(0.0)
+    W.eliminate_zeros()
+    degrees = np.asarray(W.sum(axis=1)).ravel()
+    isolated = degrees == 0
+    scale = sp.diags(1.0 / np.sqrt(np.where(isolated, 1.0, degrees)))
+    return (scale @ W @ scale + sp.diags(isolated.astype(float))).tocsr()
+
+
 def estimate_n_clusters(W, max_clusters=20, random_state=None):
-    """Number of clusters by the largest gap among the top eigenvalues of the N-Cut matrix."""
+    """Number of clusters: the largest gap among the normalised Laplacian's smallest eigenvalues.
+
+    With Laplacian eigenvalues l_1 <= l_2 <= ..., the estimate is the k <= max_clusters that
+    maximises l_{k+1} - l_k. The Laplacian has no threshold or offset, unlike the N-Cut
+    matrix, so the estimate does not change when W is scaled.
+    """
     n = W.shape[0]
     m = min(max_clusters + 1, n)
     if m < 2:
         return 1
-    P, _ = _normalized_affinity(W)
-    values, _ = top_eigenvectors(P, m, random_state)
+    values, _ = top_eigenvectors(_normalized_adjacency(W), m, random_state)
     gaps = values[:-1] - values[1:]
     return int(np.argmax(gaps[:max_clusters]) + 1)
+
+
+def _check_graph(W, n_clusters):
+    """Warn when W has more connected components than clusters (as spectral_embedding does)."""
+    n_components, component = connected_components(W, directed=False)
+    if n_components > n_clusters:
+        singletons = int((np.bincount(component) == 1).sum())
+        warn_degenerate(
+            f"graph is not fully connected: the affinity has {n_components} connected "
+            f"components ({singletons} of them isolated points) for n_clusters={n_clusters}; "
+            "the spectral embedding may not work as expected and the split between "
+            "components is arbitrary.")
 
 
 def spectral_clustering(W, n_clusters=None, *, assign_labels="discretize", random_state=None,
@@ -121,7 +164,9 @@ def spectral_clustering(W, n_clusters=None, *, assign_labels="discretize", rando
 
     n_clusters=None estimates it by the eigen-gap (at most `max_clusters`). assign_labels:
     "discretize" (N-Cut, Yu-Shi rotation), "kmeans" (N-Cut eigenvectors, unit rows, k-means
-    with 10 restarts) or "njw" (module docstring).
+    with 10 restarts) or "njw" (module docstring). A DegenerateFitWarning reports an
+    eigen-gap of 1 cluster, more connected components than clusters ("graph is not fully
+    connected") and fewer clusters out than asked.
     """
     if assign_labels not in ASSIGN_LABELS:
         raise ValueError(f"assign_labels must be one of {ASSIGN_LABELS}; got {assign_labels!r}.")
@@ -129,8 +174,25 @@ def spectral_clustering(W, n_clusters=None, *, assign_labels="discretize", rando
     n = W.shape[0]
     if n_clusters is None:
         n_clusters = estimate_n_clusters(W, max_clusters, rng)
+        if n_clusters == 1:
+            warn_degenerate(
+                f"the eigen-gap picked 1 cluster (max_clusters={max_clusters}): every point "
+                "gets label 0. Pass n_clusters if the data has several clusters.")
     if n_clusters == 1:
         return np.zeros(n, dtype=np.int64)
+    _check_graph(W, n_clusters)
+    labels = _assign(W, n_clusters, assign_labels, rng)
+    found = np.unique(labels).size
+    if found < n_clusters:
+        warn_degenerate(
+            f"{found} cluster(s) came out of the spectral step for n_clusters={n_clusters}: "
+            f"{n_clusters - found} stayed empty (duplicated points, or an affinity with "
+            "fewer well-separated groups than asked).")
+    return labels
+
+
+def _assign(W, n_clusters, assign_labels, rng):
+    """Labels from the top `n_clusters` eigenvectors, by the method `assign_labels`."""
     if assign_labels == "njw":
         embedding = njw_embedding(W, n_clusters, random_state=rng)
         return KMeans(n_clusters, n_init=20, random_state=rng).fit_predict(embedding).astype(np.int64)

@@ -1,6 +1,10 @@
+import tracemalloc
+
 import numpy as np
 import pytest
+from sklearn.neighbors import NearestNeighbors
 
+from kssc import neighbours
 from kssc.neighbours import nearest_neighbours
 
 
@@ -64,3 +68,31 @@ def test_non_finite_input_named():
     X[2, 1] = np.nan
     with pytest.raises(ValueError, match=r"NaN or infinity in 1 row\(s\), first at row\(s\) \[2\]"):
         nearest_neighbours(X, 2)
+
+
+def test_exact_search_memory_does_not_grow_with_n_features_times_k():
+    # Issue 13.2: re-scoring the candidates gathered a float64 (n, k, D) array, 2.6 GB here
+    # for 0.13 GB of data. tracemalloc sees numpy's allocations.
+    X = np.random.default_rng(0).standard_normal((800, 20_000))
+    tracemalloc.start()
+    try:
+        indices, _ = nearest_neighbours(X, 20)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * X.nbytes, f"peak {peak / 2**20:.0f} MiB for {X.nbytes / 2**20:.0f} MiB of data"
+    assert indices.shape == (800, 20)
+
+
+@pytest.mark.parametrize("budget", [1, 3 * 5_000 * 8, 10**9])
+def test_chunked_rescoring_matches_scikit_learn(monkeypatch, budget):
+    # Whatever the gathering budget (one vector, part of a row's neighbours, everything at
+    # once), the neighbours and their order are scikit-learn's brute-force ones.
+    monkeypatch.setattr(neighbours, "_RESCORE_BYTES", budget)
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((120, 5_000))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    indices, sims = nearest_neighbours(X, 7)
+    reference = NearestNeighbors(n_neighbors=8, algorithm="brute").fit(X).kneighbors(X)[1][:, 1:]
+    np.testing.assert_array_equal(indices, reference)
+    np.testing.assert_allclose(sims, np.einsum("ij,ikj->ik", X, X[indices]), rtol=1e-12)
