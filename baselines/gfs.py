@@ -2,7 +2,7 @@
 
 Method: E. L. Dyer, A. C. Sankaranarayanan and R. G. Baraniuk, "Greedy Feature Selection
 for Subspace Clustering", Journal of Machine Learning Research 14, 2487-2517, 2013.
-As run by the k-SSC authors (`gfs_sc(X, kmax)`, protocol 2.1 and discrepancy 19).
+As run by the k-SSC authors (`gfs_sc(X, kmax)`, docs/protocol.md 2.1 and D19).
 
 Differences from Dyer et al.:
 - the pick is the largest *signed* inner product with the residual (the authors' code),
@@ -12,7 +12,7 @@ Differences from Dyer et al.:
 - spectral step: N-Cut of |Z| + |Z|^T (Cour, Yu and Shi), points normalised to unit norm.
 Differences from the authors' MATLAB code:
 - a point stops as soon as ||residual|| <= tol, also before k_max picks (the released code
-  fails with a size error in that case; protocol 2.1 recommends the early stop);
+  fails with a size error in that case; docs/protocol.md D19 takes the early stop);
 - the projection is kept as an orthonormal basis updated per pick instead of a
   pseudo-inverse, and all points advance together.
 """

@@ -2,7 +2,7 @@
 
 Method: D. Park, C. Caramanis and S. Sanghavi, "Greedy Subspace Clustering", Advances in
 Neural Information Processing Systems 27 (NIPS 2014), 2753-2761.
-As run by the k-SSC authors (`gsc_sc(X, K, max_sub_dim)`, protocol 2.2, discrepancy 20).
+As run by the k-SSC authors (`gsc_sc(X, K, max_sub_dim)`, docs/protocol.md 2.2 and D20).
 
 Differences from Park et al.:
 - only the NSN neighbour selection is used; the greedy subspace recovery stage is replaced

@@ -5,7 +5,7 @@ Applications", IEEE Transactions on Pattern Analysis and Machine Intelligence 35
 2765-2781, 2013 (first version: "Sparse Subspace Clustering", CVPR 2009, 2790-2797).
 Solvers: those of the k-SSC authors' code (S. Tierney, Y. Guo and J. Gao, "Efficient Sparse
 Subspace Clustering by Nearest Neighbour Filtering", sjtrny/kssc): `ssc_relaxed`,
-`ssc_exact`, `ssc_relaxed_par`, `ssc_exact_par` (protocol 1.5 and 1.6).
+`ssc_exact`, `ssc_relaxed_par`, `ssc_exact_par` (docs/protocol.md 1.5 and 1.6).
 
 Differences from Elhamifar and Vidal, kept because the k-SSC paper's numbers come from them:
 - the lasso (relaxed) or noise-as-error (exact) model with an absolute lambda = 0.1 on unit

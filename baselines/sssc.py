@@ -3,7 +3,7 @@
 Method: X. Peng, L. Zhang and Z. Yi, "Scalable Sparse Subspace Clustering", IEEE Conference
 on Computer Vision and Pattern Recognition (CVPR 2013), 430-437.
 As run by the k-SSC authors (`get_sssc_clusters(X, n_in, lambda, p)` with Peng et al.'s
-code, protocol 2.4 and discrepancy 22).
+code, docs/protocol.md 2.4 and D22).
 
 1. A random in-sample set of `n_in_sample` points (without replacement).
 2. Each in-sample point is coded over the other in-sample points,

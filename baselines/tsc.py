@@ -3,7 +3,7 @@
 Method: R. Heckel and H. Boelcskei, "Robust Subspace Clustering via Thresholding", IEEE
 Transactions on Information Theory 61(11), 6320-6342, 2015 (first version: "Subspace
 Clustering via Thresholding and Spectral Clustering", ICASSP 2013, 3263-3267).
-As run by the k-SSC authors (`tsc_sc(X, q)`, protocol 2.3 and discrepancy 21).
+As run by the k-SSC authors (`tsc_sc(X, q)`, docs/protocol.md 2.3 and D21).
 
 Every point keeps its q most similar other points with weight exp(-2 arccos(c)), c their
 inner product (points normalised to unit norm), then N-Cut of |Z| + |Z|^T.
@@ -12,7 +12,7 @@ Differences from Heckel and Boelcskei:
   points, i.e. the largest *signed* inner product, and c without absolute value (clipped to
   [-1, 1]); `signed=False` is the original: the largest |c| and weight exp(-2 arccos |c|);
 - exact neighbours (brute force) where the authors used VLFeat's approximate kd-tree
-  (identical whenever N <= 10 q + 1, see protocol 1.2);
+  (identical whenever N <= 10 q + 1, see docs/protocol.md 1.2);
 - N-Cut (Cour, Yu and Shi) instead of normalised spectral clustering with k-means.
 """
 

@@ -1,6 +1,6 @@
 """The spectral step: N-Cut as the paper's code ran it (Cour, Yu and Shi's `ncutW`).
 
-`ncut` follows protocol 1.7: drop |W| <= 1e-6, add the offset 0.5 to the degrees and the
+`ncut` follows docs/protocol.md 1.7: drop |W| <= 1e-6, add the offset 0.5 to the degrees and the
 diagonal, take the top eigenvectors of D^-1/2 W D^-1/2 with a sparse eigensolver, and
 discretise them with Yu and Shi's multiclass rotation (random first row). The k-means
 option embeds and row-normalises the same eigenvectors (Ng, Jordan and Weiss). The "njw"

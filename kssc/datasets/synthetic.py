@@ -4,7 +4,7 @@ Rows are points (scikit-learn convention); the paper's code holds points in colu
 are grouped by subspace, in label order 0, 1, ..., as in the paper's scripts. Every
 function takes `random_state` (None, an int, a numpy Generator or a RandomState) and draws
 everything from one generator. The recipes reproduce the distributions of the authors'
-MATLAB code (protocol section cited in each docstring), not its random streams.
+MATLAB code (the section of docs/protocol.md cited in each docstring), not its random streams.
 
 "Normalised" means every point scaled to unit Euclidean norm (`normalize_rows`).
 """
@@ -34,7 +34,7 @@ def make_subspaces(n_subspaces, subspace_dim, n_per_subspace, ambient_dim, *,
     (`"gaussian"`).
 
     With `normalize`, the clean points are scaled to unit norm; `noise * N(0, 1)` is added
-    afterwards (as in protocol 3.2), so noisy points are not unit norm.
+    afterwards (as in docs/protocol.md 3.2), so noisy points are not unit norm.
 
     Returns
     -------
@@ -74,7 +74,7 @@ def make_subspaces(n_subspaces, subspace_dim, n_per_subspace, ambient_dim, *,
 
 
 def make_dvsn_data(ambient_dim, subspace_dim, n_per_subspace, n_subspaces=5, random_state=None):
-    """Data of the dimension-versus-cluster-size experiment (protocol 3.1, `test_synthetic_dvsn.m`).
+    """Data of the dimension-versus-cluster-size experiment (docs/protocol.md 3.1, `test_synthetic_dvsn.m`).
 
     Every subspace has the basis [B0, orth(randn(D, 2d/3))] with a block B0 =
     orth(randn(D, d/3)) shared by all subspaces (so they all intersect in d/3 dimensions,
@@ -94,7 +94,7 @@ def make_dvsn_data(ambient_dim, subspace_dim, n_per_subspace, n_subspaces=5, ran
 
 def make_mv_data(mean, var, noise, ambient_dim=50, subspace_dim=10, n_per_subspace=20,
                  n_subspaces=5, random_state=None):
-    """Data of the mean-versus-variance experiment (protocol 3.2, `test_synthetic_mv.m`).
+    """Data of the mean-versus-variance experiment (docs/protocol.md 3.2, `test_synthetic_mv.m`).
 
     Independent random subspaces; coefficients i.i.d. N(mean, var); B = normalised points;
     X = B + noise * N(0, 1), not normalised again (the caller normalises, and computes the
@@ -108,7 +108,7 @@ def make_mv_data(mean, var, noise, ambient_dim=50, subspace_dim=10, n_per_subspa
 
 
 def make_intersection_data(t, ambient_dim=200, subspace_dim=10, n_per_subspace=200, random_state=None):
-    """Two subspaces that intersect in `t` dimensions (protocol 3.3, `test_synthetic_intersection.m`).
+    """Two subspaces that intersect in `t` dimensions (docs/protocol.md 3.3, `test_synthetic_intersection.m`).
 
     S1 = orth(randn(D, d)); S2 = [orth(randn(D, d - t)), the last t columns of S1] (the new
     block is not orthogonalised against S1). Coefficients Uniform(0, 1), so points lie in the
@@ -133,7 +133,7 @@ def make_intersection_data(t, ambient_dim=200, subspace_dim=10, n_per_subspace=2
 
 def make_runtime_data(n_per_subspace, ambient_dim=500, subspace_dim=4, n_subspaces=5, mean=0.25,
                       var=0.001, noise=0.05, random_state=None):
-    """Data of the runtime-versus-N experiment (protocol 3.10, `test_runtime.m`).
+    """Data of the runtime-versus-N experiment (docs/protocol.md 3.10, `test_runtime.m`).
 
     Independent random subspaces; coefficients i.i.d. N(mean, var); noise * N(0, 1) added
     to the un-normalised points A, then normalised.

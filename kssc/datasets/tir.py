@@ -31,7 +31,7 @@ def load_tir_library(data_dir=None):
 
 
 def make_tir(library, n_subspaces=5, n_spectra=5, n_per_subspace=20, noise=0.0, random_state=None):
-    """Semi-synthetic TIR data of protocol 3.4 (`test_tir.m`).
+    """Semi-synthetic TIR data of docs/protocol.md 3.4 (`test_tir.m`).
 
     For each subspace, `n_spectra` library spectra are drawn uniformly WITH replacement
     (so a subspace can have lower rank), and its `n_per_subspace` points are combinations
@@ -70,7 +70,7 @@ def make_tir(library, n_subspaces=5, n_spectra=5, n_per_subspace=20, noise=0.0, 
 
 
 def make_tir_large(library, n_per_subspace, n_spectra=3, n_subspaces=5, random_state=None):
-    """Large-scale TIR data of protocol 3.5 (`test_largescale.m`): 3 spectra per subspace, no noise.
+    """Large-scale TIR data of docs/protocol.md 3.5 (`test_largescale.m`): 3 spectra per subspace, no noise.
 
     Same construction as `make_tir`; the paper uses n_per_subspace = 100, 200, ..., 4000.
     Returns X (n_subspaces * n_per_subspace, n_bands), not normalised, and y.
