@@ -34,21 +34,52 @@ class GFS(SelfExpressiveClustering):
 
     Parameters
     ----------
-    n_clusters : int or None
+    n_clusters : int or None, default=None
         Number of clusters; None estimates it from the eigen-gap.
     k_max : int, default=10
         Largest number of points each point selects; must be < n_samples.
     tol : float, default=1e-3
         A point stops selecting once the norm of its residual is <= tol.
-    affinity : {"binary", "coefficients"}
+    affinity : {"binary", "coefficients"}, default="binary"
         Z[i, j] = 1 for every selected j (the authors' code), or |least-squares coefficient|.
-    assign_labels : {"discretize", "kmeans", "njw"}
-    random_state : int, RandomState or None
+    assign_labels : {"discretize", "kmeans", "njw"}, default="discretize"
+        Label assignment of the spectral step (`kssc.spectral_clustering`).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the spectral step.
 
     Attributes
     ----------
-    labels_, representation_matrix_ (CSR, row i holds point i's selection), affinity_matrix_,
-    selected_ ((n, k_max) picks per step, -1 after an early stop), n_clusters_, timings_.
+    labels_ : ndarray of shape (n_samples,)
+        Cluster of every point, 0 to n_clusters_ - 1.
+    representation_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+        Row i holds point i's selection (ones, or |coefficients|).
+    affinity_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+        The affinity |Z| + |Z|^T.
+    selected_ : ndarray of shape (n_samples, k_max)
+        The point picked at each step, -1 after an early stop.
+    n_iter_ : None
+        GFS has no iterative solver.
+    n_clusters_ : int
+        Number of distinct labels found.
+    n_features_in_ : int
+        Number of features seen during fit.
+    timings_ : dict
+        Seconds per stage: "selection", "representation", "spectral" and "total".
+
+    See Also
+    --------
+    GSC : Greedy neighbour selection by nearest subspaces.
+    kssc.KSSC : Sparse coding over the k nearest neighbours.
+
+    Examples
+    --------
+    >>> from kssc import clustering_error
+    >>> from kssc.datasets import make_subspaces
+    >>> X, y, _ = make_subspaces(3, 3, 30, 20, random_state=0)
+    >>> from baselines import GFS
+    >>> model = GFS(n_clusters=3, k_max=3, random_state=0).fit(X)
+    >>> model.selected_.shape
+    (90, 3)
     """
 
     _parameter_constraints = {

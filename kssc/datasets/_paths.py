@@ -27,11 +27,48 @@ _N_SHOWN = 5
 
 
 class DataNotFoundError(FileNotFoundError):
-    """Files of a data set are missing from the data folder."""
+    """Files of a data set are missing from the data folder.
+
+    The message names the missing files, the folder searched and how to download them.
+
+    See Also
+    --------
+    get_data_dir : Where the loaders look.
+
+    Examples
+    --------
+    >>> from kssc.datasets import DataNotFoundError, load_tir_library
+    >>> try:
+    ...     load_tir_library(data_dir="/nonexistent")
+    ... except DataNotFoundError as error:
+    ...     print(type(error).__name__, isinstance(error, FileNotFoundError))
+    DataNotFoundError True
+    """
 
 
 def get_data_dir(data_dir=None):
-    """Return the data folder: `data_dir`, else $KSSC_DATA_DIR, else `data/` at the repository root."""
+    """Return the data folder: `data_dir`, else $KSSC_DATA_DIR, else `data/` at the repository root.
+
+    Parameters
+    ----------
+    data_dir : str, path or None, default=None
+        An explicit data folder, returned as a Path.
+
+    Returns
+    -------
+    path : pathlib.Path
+        The data folder (it need not exist).
+
+    See Also
+    --------
+    DataNotFoundError : Raised by the loaders when files are missing there.
+
+    Examples
+    --------
+    >>> from kssc.datasets import get_data_dir
+    >>> get_data_dir("/tmp/kssc-data").as_posix()
+    '/tmp/kssc-data'
+    """
     if data_dir is not None:
         return Path(data_dir).expanduser()
     env = os.environ.get("KSSC_DATA_DIR")
