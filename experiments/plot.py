@@ -1,4 +1,4 @@
-"""Draw every figure from `results/*.csv` only: `python -m experiments.plot [results] [figures]`.
+"""Draw every figure from `results/*.csv` only: `python -m experiments.plot [--results results] [--figures figures]`.
 
 One PNG and one PDF per paper figure (all its panels), named after the paper's label
 (`figures/tir_results.{png,pdf}` ...), and `figures/scale` beyond the paper. A figure whose
