@@ -41,7 +41,7 @@ class GFS(SelfExpressiveClustering):
     tol : float, default=1e-3
         A point stops selecting once the norm of its residual is <= tol.
     affinity : {"binary", "coefficients"}, default="binary"
-        Z[i, j] = 1 for every selected j (the authors' code), or |least-squares coefficient|.
+        Z[i, j] = 1 for every selected j (the authors' code), or the absolute least-squares coefficient.
     assign_labels : {"discretize", "kmeans", "njw"}, default="discretize"
         Label assignment of the spectral step (`kssc.spectral_clustering`).
     random_state : int, RandomState instance or None, default=None
@@ -50,11 +50,11 @@ class GFS(SelfExpressiveClustering):
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
-        Cluster of every point, 0 to n_clusters_ - 1.
+        Cluster of every point, 0 to ``n_clusters_ - 1``.
     representation_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
-        Row i holds point i's selection (ones, or |coefficients|).
+        Row i holds point i's selection (ones, or absolute coefficients).
     affinity_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
-        The affinity |Z| + |Z|^T.
+        The affinity ``|Z| + |Z|^T``.
     selected_ : ndarray of shape (n_samples, k_max)
         The point picked at each step, -1 after an early stop.
     n_iter_ : None

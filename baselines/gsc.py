@@ -98,7 +98,7 @@ class GSC(SelfExpressiveClustering):
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
-        Cluster of every point, 0 to n_clusters_ - 1.
+        Cluster of every point, 0 to ``n_clusters_ - 1``.
     representation_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
         Binary Z with Z[i, i] = 1 and Z[i, j] = 1 for every neighbour j of point i.
     affinity_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)

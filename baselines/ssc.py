@@ -35,7 +35,7 @@ class SSC(SelfExpressiveClustering):
 
     min_Z lam * ||Z||_1 + 1/2 * ||X - Z X||_F^2 (relaxed) or
     min_Z lam * ||Z||_1 + 1/2 * ||E||_F^2 s.t. X = Z X + E (exact), with diag(Z) = 0,
-    then N-Cut of |Z| + |Z|^T. Points are normalised to unit norm first. Memory is O(N^2).
+    then N-Cut of ``|Z| + |Z|^T``. Points are normalised to unit norm first. Memory is O(N^2).
 
     Parameters
     ----------
@@ -63,11 +63,11 @@ class SSC(SelfExpressiveClustering):
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
-        Cluster of every point, 0 to n_clusters_ - 1.
+        Cluster of every point, 0 to ``n_clusters_ - 1``.
     representation_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
         Z; row i holds the coefficients that rebuild point i, zero diagonal.
     affinity_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
-        The affinity |Z| + |Z|^T.
+        The affinity ``|Z| + |Z|^T``.
     n_iter_ : int or ndarray of shape (n_samples,)
         Solver iterations; per point with `column_wise`.
     n_clusters_ : int

@@ -119,7 +119,7 @@ class SSSC(ClusterMixin, BaseEstimator):
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
-        Cluster of every point, 0 to n_clusters_ - 1.
+        Cluster of every point, 0 to ``n_clusters_ - 1``.
     in_sample_indices_ : ndarray of shape (n_in_sample,)
         Sorted indices of the in-sample points.
     affinity_matrix_ : scipy.sparse.csr_matrix of shape (n_in_sample, n_in_sample)

@@ -53,11 +53,11 @@ class TSC(SelfExpressiveClustering):
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
-        Cluster of every point, 0 to n_clusters_ - 1.
+        Cluster of every point, 0 to ``n_clusters_ - 1``.
     representation_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
         Row i holds the weights exp(-2 arccos c) of point i's neighbours.
     affinity_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
-        The affinity |Z| + |Z|^T.
+        The affinity ``|Z| + |Z|^T``.
     neighbors_ : ndarray of shape (n_samples, n_neighbors)
         Each point's q neighbours, most similar first.
     n_iter_ : None

@@ -20,7 +20,7 @@ class KSSC(SelfExpressiveClustering):
     Every point x_i is coded over its k nearest other points only,
     min_z lam * ||z||_1 + 1/2 * ||x_i - X_{Omega_i} z||^2 (relaxed, FISTA) or
     min_z lam * ||z||_1 + 1/2 * ||e||^2 s.t. x_i = X_{Omega_i} z + e (exact, LADMPSAP);
-    the affinity |Z| + |Z|^T is cut by N-Cut. Points are normalised to unit norm first.
+    the affinity ``|Z| + |Z|^T`` is cut by N-Cut. Points are normalised to unit norm first.
 
     Parameters
     ----------
@@ -40,7 +40,7 @@ class KSSC(SelfExpressiveClustering):
         Non-negative coefficients, what the authors' experiments ran; False solves the
         paper's signed objective.
     metric : {"euclidean", "abs_cosine"}, default="euclidean"
-        Neighbours by Euclidean distance of unit vectors (the paper's code) or |cosine|.
+        Neighbours by Euclidean distance of unit vectors (the paper's code) or absolute cosine.
     neighbor_algorithm : {"auto", "exact", "approximate"}, default="auto"
         "auto" uses exact blocked search below 50,000 points and an approximate index above.
     assign_labels : {"discretize", "kmeans", "njw"}, default="discretize"
@@ -62,11 +62,11 @@ class KSSC(SelfExpressiveClustering):
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
-        Cluster of every point, 0 to n_clusters_ - 1.
+        Cluster of every point, 0 to ``n_clusters_ - 1``.
     representation_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
         Z; row i holds the coefficients that rebuild point i from its neighbours.
     affinity_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
-        The affinity |Z| + |Z|^T that the spectral step cuts.
+        The affinity ``|Z| + |Z|^T`` that the spectral step cuts.
     neighbors_ : ndarray of shape (n_samples, n_neighbors)
         Indices of each point's neighbours, most similar first.
     n_iter_ : ndarray of shape (n_samples,)
