@@ -3,8 +3,8 @@
 SSC's representation has n^2 entries (8 TB at a million points); k-SSC's has k n. Above
 50,000 points the estimator switches to an approximate neighbour index (faiss), and the
 spectral step runs on a sparse affinity. The size comes from ``--n-samples`` or the
-environment variable ``KSSC_EXAMPLE_N_SAMPLES`` (default 1,000,000, which needs about 2 GB
-of memory): ``python examples/million_points.py --n-samples 100000``.
+environment variable ``KSSC_EXAMPLE_N_SAMPLES`` (default 1,000,000; docs/scaling.md has
+measured times and memory): ``python examples/million_points.py --n-samples 100000``.
 """
 
 import argparse
