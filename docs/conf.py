@@ -1,16 +1,15 @@
 """Sphinx configuration of the kSSC API reference (`make docs`; builds offline, warnings are errors)."""
 
+import importlib
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import kssc  # noqa: E402
-
 project = "kssc"
 author = "kSSC contributors"
-release = version = kssc.__version__
+release = version = importlib.import_module("kssc").__version__
 copyright = "the kSSC contributors"
 
 extensions = [

@@ -17,7 +17,7 @@ from kssc.datasets import make_subspaces
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n-samples", type=int,
-                        default=int(os.environ.get("KSSC_EXAMPLE_N_SAMPLES", 1_000_000)))
+                        default=os.environ.get("KSSC_EXAMPLE_N_SAMPLES", "1000000"))
     args = parser.parse_args(argv)
 
     n_subspaces = 10

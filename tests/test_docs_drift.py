@@ -232,8 +232,8 @@ def test_usage_line_parses(path, module, usage, monkeypatch):
 
 def _protocol_anchors():
     text = PROTOCOL.read_text()
-    sections = set(re.findall(r"^### (\d+\.\d+) ", text, flags=re.M))
-    discrepancies = set(re.findall(r"^\| (D\d+) \|", text, flags=re.M))
+    sections = set(re.findall(r"^### (\d+\.\d+) ", text, flags=re.MULTILINE))
+    discrepancies = set(re.findall(r"^\| (D\d+) \|", text, flags=re.MULTILINE))
     return sections | discrepancies
 
 
