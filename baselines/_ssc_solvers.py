@@ -117,7 +117,7 @@ def _prox_inplace(V, threshold, positive):
 
 def ssc_fista(X, lam, *, positive=True, column_wise=False, tol=1e-6, max_iter=200, rho0=1.0,
               growth=1.1):
-    """FISTA with backtracking for SSC (protocol 1.5).
+    """FISTA with backtracking for SSC (docs/protocol.md 1.5).
 
     Constants of the authors' code: rho_0 = 1, growth 1.1, stop when the objective changes
     by at most `tol` (the total objective, or each point's own with `column_wise`).
@@ -247,7 +247,7 @@ def row_space_factor(X):
 
 def ssc_ladmpsap(X, lam, *, positive=True, column_wise=False, tol_primal=1e-3, tol_change=1e-4,
                  max_iter=200, mu0=None, mu_max=1.0, growth=1.1):
-    """Linearised ADMM for exact SSC (protocol 1.6):
+    """Linearised ADMM for exact SSC (docs/protocol.md 1.6):
     min lam ||C||_1 + 1/2 ||E||^2  s.t.  X = C X + E, diag(C) = 0.
 
     Constants of the authors' code: rho = 1.2 ||X||_2^2, mu_max = 1, mu_0 = 0.5 (`ssc_exact`)

@@ -2,7 +2,7 @@
 
 Method: E. L. Dyer, A. C. Sankaranarayanan and R. G. Baraniuk, "Greedy Feature Selection
 for Subspace Clustering", Journal of Machine Learning Research 14, 2487-2517, 2013.
-As run by the k-SSC authors (`gfs_sc(X, kmax)`, protocol 2.1 and discrepancy 19).
+As run by the k-SSC authors (`gfs_sc(X, kmax)`, docs/protocol.md 2.1 and D19).
 
 Differences from Dyer et al.:
 - the pick is the largest *signed* inner product with the residual (the authors' code),
@@ -12,7 +12,7 @@ Differences from Dyer et al.:
 - spectral step: N-Cut of |Z| + |Z|^T (Cour, Yu and Shi), points normalised to unit norm.
 Differences from the authors' MATLAB code:
 - a point stops as soon as ||residual|| <= tol, also before k_max picks (the released code
-  fails with a size error in that case; protocol 2.1 recommends the early stop);
+  fails with a size error in that case; docs/protocol.md D19 takes the early stop);
 - the projection is kept as an orthonormal basis updated per pick instead of a
   pseudo-inverse, and all points advance together.
 """
@@ -34,7 +34,7 @@ class GFS(SelfExpressiveClustering):
 
     Parameters
     ----------
-    n_clusters : int or None
+    n_clusters : int or None, default=None
         Number of clusters; None estimates it from the eigen-gap.
     max_clusters : int, default=20
         With n_clusters=None, the largest number of clusters the eigen-gap may pick.
@@ -42,17 +42,48 @@ class GFS(SelfExpressiveClustering):
         Largest number of points each point selects; must be < n_samples.
     tol : float, default=1e-3
         A point stops selecting once the norm of its residual is <= tol.
-    affinity : {"binary", "coefficients"}
-        Z[i, j] = 1 for every selected j (the authors' code), or |least-squares coefficient|.
-    assign_labels : {"discretize", "kmeans", "njw"}
-    random_state : int, RandomState or None
+    affinity : {"binary", "coefficients"}, default="binary"
+        Z[i, j] = 1 for every selected j (the authors' code), or the absolute least-squares coefficient.
+    assign_labels : {"discretize", "kmeans", "njw"}, default="discretize"
+        Label assignment of the spectral step (`kssc.spectral_clustering`).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the spectral step.
     verbose : int, default=0
         If > 0, report each stage of the fit on stderr.
 
     Attributes
     ----------
-    labels_, representation_matrix_ (CSR, row i holds point i's selection), affinity_matrix_,
-    selected_ ((n, k_max) picks per step, -1 after an early stop), n_clusters_, timings_.
+    labels_ : ndarray of shape (n_samples,)
+        Cluster of every point, 0 to ``n_clusters_ - 1``.
+    representation_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+        Row i holds point i's selection (ones, or absolute coefficients).
+    affinity_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+        The affinity ``|Z| + |Z|^T``.
+    selected_ : ndarray of shape (n_samples, k_max)
+        The point picked at each step, -1 after an early stop.
+    n_iter_ : None
+        GFS has no iterative solver.
+    n_clusters_ : int
+        Number of distinct labels found.
+    n_features_in_ : int
+        Number of features seen during fit.
+    timings_ : dict
+        Seconds per stage: "selection", "representation", "spectral" and "total".
+
+    See Also
+    --------
+    GSC : Greedy neighbour selection by nearest subspaces.
+    kssc.KSSC : Sparse coding over the k nearest neighbours.
+
+    Examples
+    --------
+    >>> from kssc import clustering_error
+    >>> from kssc.datasets import make_subspaces
+    >>> X, y, _ = make_subspaces(3, 3, 30, 20, random_state=0)
+    >>> from baselines import GFS
+    >>> model = GFS(n_clusters=3, k_max=3, random_state=0).fit(X)
+    >>> model.selected_.shape
+    (90, 3)
     """
 
     _parameter_constraints = {

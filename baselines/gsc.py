@@ -2,7 +2,7 @@
 
 Method: D. Park, C. Caramanis and S. Sanghavi, "Greedy Subspace Clustering", Advances in
 Neural Information Processing Systems 27 (NIPS 2014), 2753-2761.
-As run by the k-SSC authors (`gsc_sc(X, K, max_sub_dim)`, protocol 2.2, discrepancy 20).
+As run by the k-SSC authors (`gsc_sc(X, K, max_sub_dim)`, docs/protocol.md 2.2 and D20).
 
 Differences from Park et al.:
 - only the NSN neighbour selection is used; the greedy subspace recovery stage is replaced
@@ -81,7 +81,7 @@ class GSC(SelfExpressiveClustering):
 
     Parameters
     ----------
-    n_clusters : int or None
+    n_clusters : int or None, default=None
         Number of clusters; None estimates it from the eigen-gap.
     max_clusters : int, default=20
         With n_clusters=None, the largest number of clusters the eigen-gap may pick.
@@ -89,18 +89,49 @@ class GSC(SelfExpressiveClustering):
         K, the neighbours each point selects; must be < n_samples.
     max_subspace_dim : int, default=5
         The subspace-dimension cap (the authors' `max_sub_dim`).
-    variant : {"paper", "orthonormal"}
+    variant : {"paper", "orthonormal"}, default="paper"
         The authors' raw-point scores (U capped at max_subspace_dim - 1 points) or Park et
         al.'s projection norm onto an orthonormal basis of up to max_subspace_dim dimensions.
-    assign_labels : {"discretize", "kmeans", "njw"}
-    random_state : int, RandomState or None
+    assign_labels : {"discretize", "kmeans", "njw"}, default="discretize"
+        Label assignment of the spectral step (`kssc.spectral_clustering`).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the spectral step.
     verbose : int, default=0
         If > 0, report each stage of the fit on stderr.
 
     Attributes
     ----------
-    labels_, representation_matrix_ (binary CSR, with Z[i, i] = 1), affinity_matrix_,
-    neighbors_ ((n, n_neighbors) in the order picked), n_clusters_, timings_.
+    labels_ : ndarray of shape (n_samples,)
+        Cluster of every point, 0 to ``n_clusters_ - 1``.
+    representation_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+        Binary Z with Z[i, i] = 1 and Z[i, j] = 1 for every neighbour j of point i.
+    affinity_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+        The affinity Z + Z^T (2 on the diagonal).
+    neighbors_ : ndarray of shape (n_samples, n_neighbors)
+        Each point's neighbours in the order picked.
+    n_iter_ : None
+        GSC has no iterative solver.
+    n_clusters_ : int
+        Number of distinct labels found.
+    n_features_in_ : int
+        Number of features seen during fit.
+    timings_ : dict
+        Seconds per stage: "neighbours", "representation", "spectral" and "total".
+
+    See Also
+    --------
+    GFS : Greedy selection by orthogonal matching pursuit.
+    TSC : Neighbours by inner product, without a subspace model.
+
+    Examples
+    --------
+    >>> from kssc import clustering_error
+    >>> from kssc.datasets import make_subspaces
+    >>> X, y, _ = make_subspaces(3, 3, 30, 20, random_state=0)
+    >>> from baselines import GSC
+    >>> model = GSC(n_clusters=3, random_state=0).fit(X)
+    >>> float(clustering_error(y, model.labels_))
+    0.0
     """
 
     _parameter_constraints = {

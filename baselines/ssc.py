@@ -5,7 +5,7 @@ Applications", IEEE Transactions on Pattern Analysis and Machine Intelligence 35
 2765-2781, 2013 (first version: "Sparse Subspace Clustering", CVPR 2009, 2790-2797).
 Solvers: those of the k-SSC authors' code (S. Tierney, Y. Guo and J. Gao, "Efficient Sparse
 Subspace Clustering by Nearest Neighbour Filtering", sjtrny/kssc): `ssc_relaxed`,
-`ssc_exact`, `ssc_relaxed_par`, `ssc_exact_par` (protocol 1.5 and 1.6).
+`ssc_exact`, `ssc_relaxed_par`, `ssc_exact_par` (docs/protocol.md 1.5 and 1.6).
 
 Differences from Elhamifar and Vidal, kept because the k-SSC paper's numbers come from them:
 - the lasso (relaxed) or noise-as-error (exact) model with an absolute lambda = 0.1 on unit
@@ -36,16 +36,17 @@ class SSC(SelfExpressiveClustering):
 
     min_Z lam * ||Z||_1 + 1/2 * ||X - Z X||_F^2 (relaxed) or
     min_Z lam * ||Z||_1 + 1/2 * ||E||_F^2 s.t. X = Z X + E (exact), with diag(Z) = 0,
-    then N-Cut of |Z| + |Z|^T. Points are normalised to unit norm first. Memory is O(N^2).
+    then N-Cut of ``|Z| + |Z|^T``. Points are normalised to unit norm first. Memory is O(N^2).
 
     Parameters
     ----------
-    n_clusters : int or None
+    n_clusters : int or None, default=None
         Number of clusters; None estimates it from the eigen-gap.
     max_clusters : int, default=20
         With n_clusters=None, the largest number of clusters the eigen-gap may pick.
     lam : float, default=0.1
-    solver : {"relaxed", "exact"}
+        The l1 weight (absolute, on unit-norm points).
+    solver : {"relaxed", "exact"}, default="relaxed"
         FISTA with backtracking (`ssc_relaxed`) or linearised ADMM (`ssc_exact`).
     positive : bool, default=True
         Non-negative coefficients, as the authors' code; False for signed ones.
@@ -56,15 +57,44 @@ class SSC(SelfExpressiveClustering):
         Relaxed: largest change of the objective (total, or per point with `column_wise`).
         Exact: eps_primal = 1000 * tol and eps_change = 100 * tol.
     max_iter : int, default=200
-    assign_labels : {"discretize", "kmeans", "njw"}
-    random_state : int, RandomState or None
+        Iteration cap of the solver; reaching it raises a ``ConvergenceWarning``.
+    assign_labels : {"discretize", "kmeans", "njw"}, default="discretize"
+        Label assignment of the spectral step (`kssc.spectral_clustering`).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the spectral step.
     verbose : int, default=0
         If > 0, report each stage of the fit on stderr.
 
     Attributes
     ----------
-    labels_, representation_matrix_ (CSR, row i rebuilds point i), affinity_matrix_,
-    n_iter_ (int, or per point with `column_wise`), n_clusters_, timings_.
+    labels_ : ndarray of shape (n_samples,)
+        Cluster of every point, 0 to ``n_clusters_ - 1``.
+    representation_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+        Z; row i holds the coefficients that rebuild point i, zero diagonal.
+    affinity_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+        The affinity ``|Z| + |Z|^T``.
+    n_iter_ : int or ndarray of shape (n_samples,)
+        Solver iterations; per point with `column_wise`.
+    n_clusters_ : int
+        Number of distinct labels found.
+    n_features_in_ : int
+        Number of features seen during fit.
+    timings_ : dict
+        Seconds per stage: "representation" (building Z), "spectral" and "total".
+
+    See Also
+    --------
+    kssc.KSSC : The same model with every point coded over its k nearest neighbours only.
+
+    Examples
+    --------
+    >>> from kssc import clustering_error
+    >>> from kssc.datasets import make_subspaces
+    >>> X, y, _ = make_subspaces(3, 3, 30, 20, random_state=0)
+    >>> from baselines import SSC
+    >>> model = SSC(n_clusters=3, tol=1e-4, random_state=0).fit(X)
+    >>> float(clustering_error(y, model.labels_))
+    0.0
     """
 
     _parameter_constraints = {

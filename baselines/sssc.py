@@ -3,7 +3,7 @@
 Method: X. Peng, L. Zhang and Z. Yi, "Scalable Sparse Subspace Clustering", IEEE Conference
 on Computer Vision and Pattern Recognition (CVPR 2013), 430-437.
 As run by the k-SSC authors (`get_sssc_clusters(X, n_in, lambda, p)` with Peng et al.'s
-code, protocol 2.4 and discrepancy 22).
+code, docs/protocol.md 2.4 and D22).
 
 1. A random in-sample set of `n_in_sample` points (without replacement).
 2. Each in-sample point is coded over the other in-sample points,
@@ -103,27 +103,54 @@ class SSSC(ProgressMixin, ClusterMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_clusters : int or None
+    n_clusters : int or None, default=None
         Number of clusters; None estimates it from the in-sample eigen-gap.
     max_clusters : int, default=20
         With n_clusters=None, the largest number of clusters the eigen-gap may pick.
     n_in_sample : int, default=20
         Points in the in-sample set; from n_clusters to n_samples.
     lam : float, default=0.1
-        l1 weight of the in-sample coding.
+        The l1 weight of the in-sample coding.
     kappa : float, default=1e-6
         Ridge weight of the out-of-sample coding.
     assign_labels : {"kmeans", "discretize", "njw"}, default="kmeans"
         Labels from the in-sample embedding: k-means (closest to Peng et al.), Yu-Shi, or
         Ng-Jordan-Weiss (`kssc.spectral`).
-    random_state : int, RandomState or None
+    random_state : int, RandomState instance or None, default=None
         Draws the in-sample set and seeds the spectral step.
     verbose : int, default=0
         If > 0, report each stage of the fit on stderr.
 
     Attributes
     ----------
-    labels_, in_sample_indices_, affinity_matrix_ (in-sample, CSR), n_clusters_, timings_.
+    labels_ : ndarray of shape (n_samples,)
+        Cluster of every point, 0 to ``n_clusters_ - 1``.
+    in_sample_indices_ : ndarray of shape (n_in_sample,)
+        Sorted indices of the in-sample points.
+    affinity_matrix_ : scipy.sparse.csr_matrix of shape (n_in_sample, n_in_sample)
+        The in-sample affinity (there is no representation over all points).
+    n_clusters_ : int
+        Number of distinct labels found.
+    n_features_in_ : int
+        Number of features seen during fit.
+    timings_ : dict
+        Seconds: "representation" (the whole pipeline, as the authors timed SSSC),
+        "spectral" (the in-sample spectral step, a part of it) and "total".
+
+    See Also
+    --------
+    SSC : Sparse subspace clustering over all points.
+    kssc.KSSC : Sparse coding over the k nearest neighbours.
+
+    Examples
+    --------
+    >>> from kssc import clustering_error
+    >>> from kssc.datasets import make_subspaces
+    >>> X, y, _ = make_subspaces(3, 3, 30, 20, random_state=0)
+    >>> from baselines import SSSC
+    >>> model = SSSC(n_clusters=3, random_state=0).fit(X)
+    >>> model.in_sample_indices_.shape
+    (20,)
     """
 
     _parameter_constraints = {
@@ -150,7 +177,20 @@ class SSSC(ProgressMixin, ClusterMixin, BaseEstimator):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
-        """Cluster the rows of X (n_samples, n_features). `y` is ignored."""
+        """Cluster the rows of X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points as rows, at least two.
+        y : None
+            Ignored; present for scikit-learn API consistency.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator, with ``labels_`` and the other learned attributes set.
+        """
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         n = X.shape[0]
         n_clusters = check_n_clusters(self.n_clusters, n)
@@ -187,5 +227,18 @@ class SSSC(ProgressMixin, ClusterMixin, BaseEstimator):
         return self
 
     def fit_predict(self, X, y=None):
-        """Fit and return the cluster label of every row of X."""
+        """Fit and return the cluster label of every row of X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points as rows, at least two.
+        y : None
+            Ignored; present for scikit-learn API consistency.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+            Cluster of every point (``labels_``).
+        """
         return self.fit(X).labels_

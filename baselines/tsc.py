@@ -3,7 +3,7 @@
 Method: R. Heckel and H. Boelcskei, "Robust Subspace Clustering via Thresholding", IEEE
 Transactions on Information Theory 61(11), 6320-6342, 2015 (first version: "Subspace
 Clustering via Thresholding and Spectral Clustering", ICASSP 2013, 3263-3267).
-As run by the k-SSC authors (`tsc_sc(X, q)`, protocol 2.3 and discrepancy 21).
+As run by the k-SSC authors (`tsc_sc(X, q)`, docs/protocol.md 2.3 and D21).
 
 Every point keeps its q most similar other points with weight exp(-2 arccos(c)), c their
 inner product (points normalised to unit norm), then N-Cut of |Z| + |Z|^T.
@@ -12,7 +12,7 @@ Differences from Heckel and Boelcskei:
   points, i.e. the largest *signed* inner product, and c without absolute value (clipped to
   [-1, 1]); `signed=False` is the original: the largest |c| and weight exp(-2 arccos |c|);
 - exact neighbours (brute force) where the authors used VLFeat's approximate kd-tree
-  (identical whenever N <= 10 q + 1, see protocol 1.2);
+  (identical whenever N <= 10 q + 1, see docs/protocol.md 1.2);
 - N-Cut (Cour, Yu and Shi) instead of normalised spectral clustering with k-means.
 """
 
@@ -38,24 +38,55 @@ class TSC(SelfExpressiveClustering):
 
     Parameters
     ----------
-    n_clusters : int or None
+    n_clusters : int or None, default=None
         Number of clusters; None estimates it from the eigen-gap.
     max_clusters : int, default=20
         With n_clusters=None, the largest number of clusters the eigen-gap may pick.
     n_neighbors : int, default=20
-        q, the neighbours kept per point; must be < n_samples.
+        The number q of neighbours kept per point; must be < n_samples.
     signed : bool, default=True
         Rank and weight by the signed inner product (the authors' code) or by its absolute
         value (Heckel and Boelcskei).
-    assign_labels : {"discretize", "kmeans", "njw"}
-    random_state : int, RandomState or None
+    assign_labels : {"discretize", "kmeans", "njw"}, default="discretize"
+        Label assignment of the spectral step (`kssc.spectral_clustering`).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the spectral step.
     verbose : int, default=0
         If > 0, report each stage of the fit on stderr.
 
     Attributes
     ----------
-    labels_, representation_matrix_ (CSR, row i holds point i's weights), affinity_matrix_,
-    neighbors_ (n, q), n_clusters_, timings_.
+    labels_ : ndarray of shape (n_samples,)
+        Cluster of every point, 0 to ``n_clusters_ - 1``.
+    representation_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+        Row i holds the weights exp(-2 arccos c) of point i's neighbours.
+    affinity_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+        The affinity ``|Z| + |Z|^T``.
+    neighbors_ : ndarray of shape (n_samples, n_neighbors)
+        Each point's q neighbours, most similar first.
+    n_iter_ : None
+        TSC has no iterative solver.
+    n_clusters_ : int
+        Number of distinct labels found.
+    n_features_in_ : int
+        Number of features seen during fit.
+    timings_ : dict
+        Seconds per stage: "neighbours", "representation", "spectral" and "total".
+
+    See Also
+    --------
+    kssc.KSSC : Codes each point over the same neighbours instead of weighting them.
+    kssc.nearest_neighbours : The neighbour search TSC uses.
+
+    Examples
+    --------
+    >>> from kssc import clustering_error
+    >>> from kssc.datasets import make_subspaces
+    >>> X, y, _ = make_subspaces(3, 3, 30, 20, random_state=0)
+    >>> from baselines import TSC
+    >>> model = TSC(n_clusters=3, n_neighbors=5, random_state=0).fit(X)
+    >>> model.neighbors_.shape
+    (90, 5)
     """
 
     _parameter_constraints = {

@@ -1,9 +1,9 @@
-"""Shared computations of the observation figures (protocol 3.8, 3.9).
+"""Shared computations of the observation figures (docs/protocol.md 3.8 and 3.9).
 
 Singular values of each group's points, and the true/false positive rate of exact
 Euclidean k-nearest-neighbours on the raw (not unit-normalised) data, for k = 1..k_max.
 The paper's code used a kd-tree with 10k+1 comparisons (heavily approximate); exact
-search is the recommended resolution (protocol 5, item 25).
+search is the recommended resolution (docs/protocol.md D25).
 """
 
 import numpy as np

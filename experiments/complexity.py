@@ -1,4 +1,4 @@
-"""Table:requirements and Figure:requirements (protocol 3.13): FLOPs and memory of Z.
+"""Table:requirements and Figure:requirements (docs/protocol.md 3.13): FLOPs and memory of Z.
 
 Pure arithmetic: FLOPs per iteration and floats held over a whole run, for SSC and kSSC,
 exact and relaxed; memory in GB at 8 bytes per float and 1e9 bytes per GB (as the code).

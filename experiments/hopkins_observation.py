@@ -1,4 +1,4 @@
-"""Figure:hopkins_observation (protocol 3.9): singular values of motions; TP/FP vs k.
+"""Figure:hopkins_observation (docs/protocol.md 3.9): singular values of motions; TP/FP vs k.
 
 The 41 sequences, raw trajectories X (P, 2F), not normalised, no noise. Singular values
 of every motion of the first sequences (the code kept only each sequence's last motion,

@@ -1,4 +1,4 @@
-"""Draw every figure from `results/*.csv` only: `python -m experiments.plot [results] [figures]`.
+"""Draw every figure from `results/*.csv` only: `python -m experiments.plot [--results results] [--figures figures]`.
 
 One PNG and one PDF per paper figure (all its panels), named after the paper's label
 (`figures/tir_results.{png,pdf}` ...), and `figures/scale` beyond the paper. A figure whose
@@ -23,7 +23,7 @@ METHOD_STYLE = {  # label, colour, marker (the paper's colours)
     "ssc": ("SSC", "m", "*"), "gfs": ("GFS", "b", "*"), "gsc": ("GSC", "r", "*"),
     "tsc": ("TSC", (1.0, 0.5, 0.0), "*"), "sssc": ("SSSC", "g", "*"), "kssc": ("kSSC", "k", "*"),
 }
-RUNTIME_STYLE = {  # protocol 3.10
+RUNTIME_STYLE = {  # docs/protocol.md 3.10
     "ssc_exact": ("SSC Exact", "b", "*"),
     "ssc_exact_par": ("SSC Exact (Column Parallel)", "b", "o"),
     "ssc_relaxed": ("SSC Relaxed", "g", "*"),

@@ -1,4 +1,4 @@
-"""Figure:runtime_wrt_cores (protocol 3.11): time of the column-parallel solvers vs cores.
+"""Figure:runtime_wrt_cores (docs/protocol.md 3.11): time of the column-parallel solvers vs cores.
 
 N = 1000 (N_i = 200), D = 500; the same data set for every core count. "c cores" means
 BLAS limited to c threads (threadpoolctl) and, for estimators with an `n_jobs` parameter,

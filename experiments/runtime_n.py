@@ -1,4 +1,4 @@
-"""Figure:runtime_wrt_N (protocol 3.10): time to build Z vs N for the six solvers.
+"""Figure:runtime_wrt_N (docs/protocol.md 3.10): time to build Z vs N for the six solvers.
 
 SSC exact and relaxed (global), their column-parallel variants, and kSSC exact and relaxed
 (k = 6), one run per size, trials strictly serial so timings are undisturbed. The time

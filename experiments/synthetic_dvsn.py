@@ -1,4 +1,4 @@
-"""Figure:synthetic_dvsn (protocol 3.1): SSC vs kSSC error over N_i x d, for three D.
+"""Figure:synthetic_dvsn (docs/protocol.md 3.1): SSC vs kSSC error over N_i x d, for three D.
 
 Data as the code drew it (all five subspaces share a d/3-dimensional block, coefficients
 U(-0.5, 0.5)); kSSC's k = min(round(1.5 d), round(N_i / 2)) per cell (the paper says 1.5 D).

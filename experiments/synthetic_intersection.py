@@ -1,4 +1,4 @@
-"""Figure:synthetic_intersection (protocol 3.3): error vs dimension t of the intersection.
+"""Figure:synthetic_intersection (docs/protocol.md 3.3): error vs dimension t of the intersection.
 
 Two subspaces of R^200 of dimension 10 sharing t basis vectors, t = 0..10 (the code's plot
 cut off t = 10 and labelled index i as t = i - 1; here every t is run and labelled).

@@ -1,4 +1,4 @@
-"""Figure:synthetic_mv (protocol 3.2): SSC vs kSSC error over coefficient mean x variance.
+"""Figure:synthetic_mv (docs/protocol.md 3.2): SSC vs kSSC error over coefficient mean x variance.
 
 Code constants (D = 50, d = 10, N_i = 20, k = 10); noise sigma is added to unit-norm
 points, and the PSNR of each level is recorded both as the code computed it (10 ln(1/MSE),

@@ -1,4 +1,4 @@
-"""Figure:tir_results and the left panel of Figure:tir_motion_time (protocol 3.4).
+"""Figure:tir_results and the left panel of Figure:tir_motion_time (docs/protocol.md 3.4).
 
 Semi-synthetic hyperspectral data: 5 subspaces, each spanned by 5 spectra of the TIR
 library drawn with replacement, 20 points each with correlated Gaussian coefficients;

@@ -1,4 +1,4 @@
-"""Figure:large_results (protocol 3.5): run time vs N_i on large TIR data.
+"""Figure:large_results (docs/protocol.md 3.5): run time vs N_i on large TIR data.
 
 d = 3 spectra per subspace, no noise, one run per size; SSC and GFS run only up to
 N_i = 500 and GSC up to 1000 (as the code stopped them). Trials run serially.

@@ -1,4 +1,4 @@
-"""Table:face_results (protocol 3.7): three random subjects of Extended Yale B.
+"""Table:face_results (docs/protocol.md 3.7): three random subjects of Extended Yale B.
 
 Two variants in one run (column `variant`):
 - faithful: subjects drawn with replacement (a repeated subject is a separate class of

@@ -1,4 +1,4 @@
-"""Figure:yale_observation (protocol 3.8): singular values of faces; TP/FP neighbours vs k.
+"""Figure:yale_observation (docs/protocol.md 3.8): singular values of faces; TP/FP neighbours vs k.
 
 All 38 subjects x 64 images at full resolution (192 x 168), pixel / 255, each image
 histogram-matched to its subject's first image, not unit-normalised (as `stats_face.m`).

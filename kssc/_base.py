@@ -45,7 +45,20 @@ class SelfExpressiveClustering(ProgressMixin, ClusterMixin, BaseEstimator):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
-        """Cluster the rows of X (n_samples, n_features). `y` is ignored."""
+        """Cluster the rows of X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points as rows, at least two.
+        y : None
+            Ignored; present for scikit-learn API consistency.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator, with ``labels_`` and the other learned attributes set.
+        """
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         n_clusters = check_n_clusters(self.n_clusters, X.shape[0])
         rng = check_random_state(self.random_state)
@@ -68,7 +81,20 @@ class SelfExpressiveClustering(ProgressMixin, ClusterMixin, BaseEstimator):
         return self
 
     def fit_predict(self, X, y=None):
-        """Fit and return the cluster label of every row of X."""
+        """Fit and return the cluster label of every row of X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points as rows, at least two.
+        y : None
+            Ignored; present for scikit-learn API consistency.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+            Cluster of every point (``labels_``).
+        """
         return self.fit(X).labels_
 
 

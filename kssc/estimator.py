@@ -21,45 +21,86 @@ class KSSC(SelfExpressiveClustering):
     Every point x_i is coded over its k nearest other points only,
     min_z lam * ||z||_1 + 1/2 * ||x_i - X_{Omega_i} z||^2 (relaxed, FISTA) or
     min_z lam * ||z||_1 + 1/2 * ||e||^2 s.t. x_i = X_{Omega_i} z + e (exact, LADMPSAP);
-    the affinity |Z| + |Z|^T is cut by N-Cut. Points are normalised to unit norm first.
+    the affinity ``|Z| + |Z|^T`` is cut by N-Cut. Points are normalised to unit norm first.
 
     Parameters
     ----------
-    n_clusters : int or None
-        Number of clusters; None estimates it from the eigen-gap.
+    n_clusters : int or None, default=None
+        Number of clusters; None estimates it from the eigen-gap of the affinity.
     max_clusters : int, default=20
         With n_clusters=None, the largest number of clusters the eigen-gap may pick.
     n_neighbors : int, default=20
-        k, the number of neighbours each point is coded over.
+        The number k of neighbours each point is coded over; must be < n_samples.
     lam : float, default=0.1
         The paper's lambda (l1 weight); with ``lam_mode="relative"`` a fraction of each
         point's lambda_max (the smallest lambda giving all-zero coefficients).
-    lam_mode : {"absolute", "relative"}
-    solver : {"relaxed", "exact"}
+    lam_mode : {"absolute", "relative"}, default="absolute"
+        Whether `lam` is the weight itself or a fraction of each point's lambda_max.
+    solver : {"relaxed", "exact"}, default="relaxed"
+        FISTA on the lasso (the paper's relaxed problem) or LADMPSAP on the exact problem
+        with a noise term.
     positive : bool, default=True
         Non-negative coefficients, what the authors' experiments ran; False solves the
         paper's signed objective.
-    metric : {"euclidean", "abs_cosine"}
-        Neighbours by Euclidean distance of unit vectors (the paper's code) or |cosine|.
-    neighbor_algorithm : {"auto", "exact", "approximate"}
+    metric : {"euclidean", "abs_cosine"}, default="euclidean"
+        Neighbours by Euclidean distance of unit vectors (the paper's code) or absolute cosine.
+    neighbor_algorithm : {"auto", "exact", "approximate"}, default="auto"
         "auto" uses exact blocked search below 50,000 points and an approximate index above.
-    assign_labels : {"discretize", "kmeans", "njw"}
+    assign_labels : {"discretize", "kmeans", "njw"}, default="discretize"
         N-Cut's Yu-Shi discretisation (the paper's code), k-means on the embedding, or
         Ng-Jordan-Weiss as Elhamifar and Vidal's SSC code runs it (`kssc.spectral`).
-    tol, max_iter : stopping rule of the coefficient solver (FISTA: objective change).
-    chunk_size : int or None
-        Points per chunk of the coefficient step (default: about 64 MiB each).
-    n_jobs : int or None
+    tol : float, default=1e-6
+        Stopping tolerance of the coefficient solver (FISTA: change of each point's
+        objective).
+    max_iter : int, default=200
+        Iteration cap of the coefficient solver; points that reach it raise one
+        ``ConvergenceWarning``.
+    chunk_size : int or None, default=None
+        Points per chunk of the coefficient step (None: about 64 MiB of neighbours each).
+    n_jobs : int or None, default=None
         Parallel chunks with joblib (any backend, e.g. dask via ``joblib.parallel_config``).
-    random_state : int, RandomState or None
+    random_state : int, RandomState instance or None, default=None
+        Seeds the approximate neighbour index and the spectral step.
     verbose : int, default=0
         If > 0, report each stage of the fit on stderr (neighbours, coefficients chunk by
         chunk, spectral step), with a tqdm bar when tqdm is installed.
 
     Attributes
     ----------
-    labels_, representation_matrix_ (CSR, row i rebuilds point i), affinity_matrix_,
-    neighbors_ (n, k), n_iter_ (per point), n_clusters_, timings_ (seconds per stage).
+    labels_ : ndarray of shape (n_samples,)
+        Cluster of every point, 0 to ``n_clusters_ - 1``.
+    representation_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+        Z; row i holds the coefficients that rebuild point i from its neighbours.
+    affinity_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+        The affinity ``|Z| + |Z|^T`` that the spectral step cuts.
+    neighbors_ : ndarray of shape (n_samples, n_neighbors)
+        Indices of each point's neighbours, most similar first.
+    n_iter_ : ndarray of shape (n_samples,)
+        Solver iterations per point.
+    n_clusters_ : int
+        Number of distinct labels found.
+    timings_ : dict
+        Seconds per stage: "neighbours", "coefficients", "representation" (both, what
+        the paper times), "spectral" and "total".
+    n_features_in_ : int
+        Number of features seen during fit.
+
+    See Also
+    --------
+    baselines.SSC : Sparse subspace clustering over all points (memory O(n^2)).
+    nearest_neighbours : The neighbour filter k-SSC codes each point over.
+    spectral_clustering : The spectral step applied to the affinity.
+
+    Examples
+    --------
+    >>> from kssc import KSSC, clustering_error
+    >>> from kssc.datasets import make_subspaces
+    >>> X, y, _ = make_subspaces(3, 3, 30, 20, random_state=0)
+    >>> model = KSSC(n_clusters=3, n_neighbors=10, random_state=0).fit(X)
+    >>> model.representation_matrix_.shape
+    (90, 90)
+    >>> float(clustering_error(y, model.labels_))
+    0.0
     """
 
     _parameter_constraints = {

@@ -6,7 +6,7 @@ B_i = [A_i; x_i], so they are carried as coefficient vectors over B_i and every 
 goes through the (k+1) x (k+1) Gram matrix H_i = B_i B_i^T: O(k^2) per iteration instead
 of O(k D).
 
-Constants follow the paper's column-parallel code (`par_helper_exact`, protocol 1.4):
+Constants follow the paper's column-parallel code (`par_helper_exact`, docs/protocol.md 1.4):
 mu_0 = 0.5, mu_max = 10, growth 1.1, rho = 1.2 ||A_i||_2^2, stopping tests normalised by
 ||A_i||_2, eps_primal = 1e-3, eps_change = 1e-4, 200 iterations, e updated with the new z.
 Unlike that code (whose z-change term is identically 0), the change test uses both the

@@ -21,7 +21,7 @@ def _top_k(S, k, group):
 
     Exact two-stage selection: the k largest entries lie in the k column groups (of
     `group` adjacent columns) with the largest maxima, so a partition of the group maxima
-    and then of k * group candidates replaces a partition of every row (~4x faster).
+    and then of k * group candidates replaces a partition of every row (a few times faster).
     """
     rows, width = S.shape
     n_groups = width // group
@@ -98,20 +98,48 @@ def nearest_neighbours(X, n_neighbors, *, metric="euclidean", algorithm="exact",
                        normalize=True, random_state=None):
     """The `n_neighbors` most similar other points of every row of `X`.
 
+    A point is never its own neighbour, also when the data holds exact duplicates.
+
     Parameters
     ----------
-    X : array (n_samples, n_features)
-    n_neighbors : int, < n_samples
-    metric : {"euclidean", "abs_cosine"}
+    X : array-like of shape (n_samples, n_features)
+        Points as rows, at least two.
+    n_neighbors : int
+        Neighbours per point; must be < n_samples.
+    metric : {"euclidean", "abs_cosine"}, default="euclidean"
         Euclidean distance between unit-normalised points (signed cosine) or absolute cosine.
-    algorithm : {"exact", "approximate"}
-        Exact blocked search, or an approximate graph index for large data.
-    normalize : bool
-        Normalise rows to unit norm first (the metrics are defined on unit vectors).
+    algorithm : {"exact", "approximate"}, default="exact"
+        Exact blocked search, or an approximate index (faiss IVF) for large data.
+    block_size : int or None, default=None
+        Rows per block of the exact search (None: about 128 MiB of similarities a block).
+    normalize : bool, default=True
+        Normalise rows to unit norm first (the metrics are defined on unit vectors); pass
+        False when the rows already have unit norm.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the approximate index; unused by the exact search.
 
     Returns
     -------
-    indices, similarities : arrays (n_samples, n_neighbors), most similar first.
+    indices : ndarray of shape (n_samples, n_neighbors)
+        Row indices of every point's neighbours, most similar first.
+    similarities : ndarray of shape (n_samples, n_neighbors)
+        Their cosine similarities (absolute values for "abs_cosine").
+
+    See Also
+    --------
+    KSSC : Codes every point over the neighbours this function finds.
+    sklearn.neighbors.NearestNeighbors : General neighbour search.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kssc import nearest_neighbours
+    >>> X = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [-0.1, 0.9], [-1.0, 0.05]])
+    >>> indices, similarities = nearest_neighbours(X, 1)
+    >>> indices[:, 0]
+    array([1, 0, 3, 2, 3])
+    >>> nearest_neighbours(X, 1, metric="abs_cosine")[0][:, 0]
+    array([4, 0, 3, 2, 0])
     """
     X = check_array_2d(X, min_samples=2)
     k = check_n_neighbors(n_neighbors, X.shape[0])

@@ -1,6 +1,6 @@
 """The spectral step: N-Cut as the paper's code ran it (Cour, Yu and Shi's `ncutW`).
 
-`ncut` follows protocol 1.7: drop |W| <= 1e-6, add the offset 0.5 to the degrees and the
+`ncut` follows docs/protocol.md 1.7: drop |W| <= 1e-6, add the offset 0.5 to the degrees and the
 diagonal, take the top eigenvectors of D^-1/2 W D^-1/2 with a sparse eigensolver, and
 discretise them with Yu and Shi's multiclass rotation (random first row). The k-means
 option embeds and row-normalises the same eigenvectors (Ng, Jordan and Weiss). The "njw"
@@ -47,9 +47,8 @@ def top_eigenvectors(P, n_vectors, random_state=None, dense_limit=_DENSE_LIMIT):
 
     Dense `eigh` up to `dense_limit` points, else ARPACK (Lanczos, matrix-vector products
     only) started from a vector drawn from `random_state`. ARPACK stays the large-n method
-    by measurement: on N-Cut matrices of 10^5 points it took 12 s of CPU where LOBPCG with
-    a smoothed-aggregation AMG preconditioner (pyamg) on I - P took 27 s at tol 1e-3 and
-    90 s at tol 1e-5, AMG setup included (docs/scaling.md).
+    by measurement: it was faster than LOBPCG with an AMG preconditioner on N-Cut matrices
+    of 10^5 points (docs/scaling.md, "Eigen-solver").
     """
     n = P.shape[0]
     if n <= dense_limit or n_vectors >= n - 1:
@@ -136,6 +135,33 @@ def estimate_n_clusters(W, max_clusters=20, random_state=None):
     With Laplacian eigenvalues l_1 <= l_2 <= ..., the estimate is the k <= max_clusters that
     maximises l_{k+1} - l_k. The Laplacian has no threshold or offset, unlike the N-Cut
     matrix, so the estimate does not change when W is scaled.
+
+    Parameters
+    ----------
+    W : sparse matrix or ndarray of shape (n_samples, n_samples)
+        Symmetric non-negative affinity.
+    max_clusters : int, default=20
+        Largest number of clusters considered.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the start vector of the sparse eigensolver.
+
+    Returns
+    -------
+    n_clusters : int
+        The c (1 <= c <= max_clusters) that maximises l_{c+1} - l_c.
+
+    See Also
+    --------
+    spectral_clustering : Calls this function when `n_clusters` is None.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> from kssc import estimate_n_clusters
+    >>> block = np.ones((3, 3)) - np.eye(3)
+    >>> estimate_n_clusters(sp.block_diag([block, block]))
+    2
     """
     n = W.shape[0]
     m = min(max_clusters + 1, n)
@@ -160,13 +186,47 @@ def _check_graph(W, n_clusters):
 
 def spectral_clustering(W, n_clusters=None, *, assign_labels="discretize", random_state=None,
                         max_clusters=20):
-    """Labels of the points of the affinity W (n x n, symmetric, non-negative).
+    """Labels of the points of the affinity W.
 
-    n_clusters=None estimates it by the eigen-gap (at most `max_clusters`). assign_labels:
-    "discretize" (N-Cut, Yu-Shi rotation), "kmeans" (N-Cut eigenvectors, unit rows, k-means
-    with 10 restarts) or "njw" (module docstring). A DegenerateFitWarning reports an
-    eigen-gap of 1 cluster, more connected components than clusters ("graph is not fully
-    connected") and fewer clusters out than asked.
+    Parameters
+    ----------
+    W : sparse matrix or ndarray of shape (n_samples, n_samples)
+        Symmetric non-negative affinity.
+    n_clusters : int or None, default=None
+        Number of clusters; None estimates it by the eigen-gap (at most `max_clusters`).
+    assign_labels : {"discretize", "kmeans", "njw"}, default="discretize"
+        "discretize": N-Cut eigenvectors and Yu and Shi's rotation (the paper's code);
+        "kmeans": the same eigenvectors with unit rows, k-means with 10 restarts;
+        "njw": Ng, Jordan and Weiss as Elhamifar and Vidal's SSC code runs it (module
+        docstring).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the eigensolver, the rotation's first row and k-means.
+    max_clusters : int, default=20
+        Largest number of clusters the eigen-gap may choose.
+
+    Returns
+    -------
+    labels : ndarray of shape (n_samples,)
+        Cluster of every point, 0 to n_clusters - 1. A DegenerateFitWarning reports an
+        eigen-gap of 1 cluster, more connected components than clusters ("graph is not
+        fully connected") and fewer clusters out than asked.
+
+    See Also
+    --------
+    ncut : This function with ``assign_labels="discretize"``.
+    estimate_n_clusters : The eigen-gap rule used when `n_clusters` is None.
+    sklearn.cluster.SpectralClustering : The spectral clustering of scikit-learn.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> from kssc import clustering_error, spectral_clustering
+    >>> block = np.ones((3, 3)) - np.eye(3)
+    >>> W = sp.block_diag([block, block])
+    >>> labels = spectral_clustering(W, random_state=0)
+    >>> float(clustering_error([0, 0, 0, 1, 1, 1], labels))
+    0.0
     """
     if assign_labels not in ASSIGN_LABELS:
         raise ValueError(f"assign_labels must be one of {ASSIGN_LABELS}; got {assign_labels!r}.")
@@ -205,5 +265,34 @@ def _assign(W, n_clusters, assign_labels, rng):
 
 
 def ncut(W, n_clusters, *, random_state=None):
-    """N-Cut labels with Yu and Shi's discretisation (the paper's `ncutW`)."""
+    """N-Cut labels with Yu and Shi's discretisation (the paper's `ncutW`).
+
+    Parameters
+    ----------
+    W : sparse matrix or ndarray of shape (n_samples, n_samples)
+        Symmetric non-negative affinity.
+    n_clusters : int
+        Number of clusters.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the eigensolver and the rotation's random first row.
+
+    Returns
+    -------
+    labels : ndarray of shape (n_samples,)
+        Cluster of every point, 0 to n_clusters - 1.
+
+    See Also
+    --------
+    spectral_clustering : The same step with other label assignments.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> from kssc import clustering_error, ncut
+    >>> block = np.ones((3, 3)) - np.eye(3)
+    >>> labels = ncut(sp.block_diag([block, block]), 2, random_state=0)
+    >>> float(clustering_error([0, 0, 0, 1, 1, 1], labels))
+    0.0
+    """
     return spectral_clustering(W, n_clusters, assign_labels="discretize", random_state=random_state)

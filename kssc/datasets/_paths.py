@@ -32,7 +32,23 @@ _N_SHOWN = 5
 
 
 class DataNotFoundError(FileNotFoundError):
-    """Files of a data set are missing from the data folder."""
+    """Files of a data set are missing from the data folder.
+
+    The message names the missing files, the folder searched and how to download them.
+
+    See Also
+    --------
+    get_data_dir : Where the loaders look.
+
+    Examples
+    --------
+    >>> from kssc.datasets import DataNotFoundError, load_tir_library
+    >>> try:
+    ...     load_tir_library(data_dir="/nonexistent")
+    ... except DataNotFoundError as error:
+    ...     print(type(error).__name__, isinstance(error, FileNotFoundError))
+    DataNotFoundError True
+    """
 
 
 def get_data_dir(data_dir=None):
@@ -41,6 +57,26 @@ def get_data_dir(data_dir=None):
     In order: `data_dir`, else $KSSC_DATA_DIR, else `data/` at the repository root when the
     package runs from a checkout (the folder holding `pyproject.toml`), else the user cache
     folder `pooch.os_cache("kssc")` (e.g. ~/.cache/kssc) for an installed package.
+
+    Parameters
+    ----------
+    data_dir : str, path or None, default=None
+        An explicit data folder, returned as a Path.
+
+    Returns
+    -------
+    path : pathlib.Path
+        The data folder (it need not exist).
+
+    See Also
+    --------
+    DataNotFoundError : Raised by the loaders when files are missing there.
+
+    Examples
+    --------
+    >>> from kssc.datasets import get_data_dir
+    >>> get_data_dir("/tmp/kssc-data").as_posix()
+    '/tmp/kssc-data'
     """
     if data_dir is not None:
         return Path(data_dir).expanduser()

@@ -49,8 +49,33 @@ def list_hopkins_sequences(subset="paper41", n_motions=None, data_dir=None):
 
     subset: "paper41" (the 41 of the paper's code), "hopkins155" (the standard 155, i.e.
     all but `dancing`) or "all" (156). n_motions: keep only sequences with that many
-    motions (e.g. 2 or 3). The list comes from the package's table and needs no data;
-    `data_dir` is accepted for symmetry with the loaders and is unused.
+    motions (e.g. 2 or 3). The list comes from the package's table and needs no data.
+
+    Parameters
+    ----------
+    subset : {"paper41", "hopkins155", "all"}, default="paper41"
+        Which sequences.
+    n_motions : int or None, default=None
+        Keep only sequences with that many motions.
+    data_dir : str, path or None, default=None
+        Accepted for symmetry with the loaders; unused.
+
+    Returns
+    -------
+    names : list of str
+        Sequence names in ASCII order.
+
+    See Also
+    --------
+    load_hopkins_sequence : Load one of them.
+
+    Examples
+    --------
+    >>> from kssc.datasets import list_hopkins_sequences
+    >>> len(list_hopkins_sequences()), len(list_hopkins_sequences("hopkins155"))
+    (41, 155)
+    >>> list_hopkins_sequences(n_motions=2)[:3]
+    ['cars1', 'cars2', 'cars4']
     """
     if subset not in SUBSETS:
         raise ValueError(f"subset must be one of {SUBSETS}; got {subset!r}.")
@@ -69,14 +94,39 @@ def list_hopkins_sequences(subset="paper41", n_motions=None, data_dir=None):
 def load_hopkins_sequence(name, data_dir=None):
     """Load one sequence as a trajectory matrix.
 
+    Parameters
+    ----------
+    name : str
+        Sequence name (see `list_hopkins_sequences`).
+    data_dir : str, path or None, default=None
+        The data folder; None: $KSSC_DATA_DIR, else `data/` at the repository root.
+
     Returns
     -------
-    X : ndarray (P, 2F), float64. Row p is the trajectory of point p: X[p, 2f:2f+2] =
-        x[0:2, p, f], the normalised image coordinates (about [-1, 1]) in frame f. This is
-        the transpose of the paper code's 2F x P matrix.
-    y : ndarray (P,), int64, the ground-truth motion of each point, 1-based as stored in
-        the file (variable `s`). Points are in file order; the paper code sorts them by
-        label (stable), which `np.argsort(y, kind="stable")` reproduces.
+    X : ndarray of shape (n_points, 2 * n_frames)
+        Row p is the trajectory of point p: X[p, 2f:2f+2] = x[0:2, p, f], the normalised
+        image coordinates (about [-1, 1]) in frame f. This is the transpose of the paper
+        code's 2F x P matrix.
+    y : ndarray of shape (n_points,)
+        The ground-truth motion of each point, 1-based as stored in the file (variable
+        `s`). Points are in file order; the paper code sorts them by label (stable), which
+        ``np.argsort(y, kind="stable")`` reproduces.
+
+    Raises
+    ------
+    DataNotFoundError
+        If the sequence's file is missing from the data folder.
+
+    See Also
+    --------
+    load_hopkins : Iterate over many sequences.
+
+    Examples
+    --------
+    >>> from kssc.datasets import load_hopkins_sequence
+    >>> X, y = load_hopkins_sequence("cars1")  # doctest: +SKIP
+    >>> X.shape[0] == y.shape[0]  # doctest: +SKIP
+    True
     """
     if name not in hopkins_metadata():
         raise ValueError(f"unknown Hopkins 155 sequence {name!r}.")
@@ -93,6 +143,30 @@ def load_hopkins(subset="paper41", n_motions=None, data_dir=None):
     """Iterate over (name, X, y) for the sequences of `subset` (see `list_hopkins_sequences`).
 
     All files are checked to be present before the first one is loaded.
+
+    Parameters
+    ----------
+    subset : {"paper41", "hopkins155", "all"}, default="paper41"
+        Which sequences.
+    n_motions : int or None, default=None
+        Keep only sequences with that many motions.
+    data_dir : str, path or None, default=None
+        The data folder; None: $KSSC_DATA_DIR, else `data/` at the repository root.
+
+    Returns
+    -------
+    sequences : generator of (str, ndarray, ndarray)
+        The name, X and y of every sequence, as `load_hopkins_sequence` returns them.
+
+    See Also
+    --------
+    list_hopkins_sequences : The names, without loading.
+
+    Examples
+    --------
+    >>> from kssc.datasets import load_hopkins
+    >>> for name, X, y in load_hopkins(n_motions=2):  # doctest: +SKIP
+    ...     print(name, X.shape)
     """
     names = list_hopkins_sequences(subset, n_motions)
     require_files("hopkins155", [f"{name}/{name}_truth.mat" for name in names], data_dir)

@@ -19,10 +19,33 @@ TIR_FILE = "TIRlib.mat"
 def load_tir_library(data_dir=None):
     """Load the TIR library.
 
+    Parameters
+    ----------
+    data_dir : str, path or None, default=None
+        The data folder; None: $KSSC_DATA_DIR, else `data/` at the repository root.
+
     Returns
     -------
-    spectra : ndarray (120, 321), one spectrum per row, values in [0, 1].
-    wavelengths : ndarray (321,), in micrometres (6.0 to 14.0).
+    spectra : ndarray of shape (120, 321)
+        One spectrum per row, values in [0, 1].
+    wavelengths : ndarray of shape (321,)
+        In micrometres (6.0 to 14.0).
+
+    Raises
+    ------
+    DataNotFoundError
+        If `tir/TIRlib.mat` is missing from the data folder.
+
+    See Also
+    --------
+    make_tir : The paper's semi-synthetic data built from this library.
+
+    Examples
+    --------
+    >>> from kssc.datasets import load_tir_library
+    >>> spectra, wavelengths = load_tir_library()  # doctest: +SKIP
+    >>> spectra.shape  # doctest: +SKIP
+    (120, 321)
     """
     path, = require_files("tir", [TIR_FILE], data_dir)
     mat = scipy.io.loadmat(path, variable_names=["A", "wv"])
@@ -31,7 +54,7 @@ def load_tir_library(data_dir=None):
 
 
 def make_tir(library, n_subspaces=5, n_spectra=5, n_per_subspace=20, noise=0.0, random_state=None):
-    """Semi-synthetic TIR data of protocol 3.4 (`test_tir.m`).
+    """Semi-synthetic TIR data of docs/protocol.md 3.4 (`test_tir.m`).
 
     For each subspace, `n_spectra` library spectra are drawn uniformly WITH replacement
     (so a subspace can have lower rank), and its `n_per_subspace` points are combinations
@@ -43,13 +66,41 @@ def make_tir(library, n_subspaces=5, n_spectra=5, n_per_subspace=20, noise=0.0, 
 
     Parameters
     ----------
-    library : array (n_library, n_bands), spectra as rows (`load_tir_library()[0]`).
+    library : array-like of shape (n_library, n_bands)
+        Spectra as rows (`load_tir_library()[0]`).
+    n_subspaces : int, default=5
+        Number of subspaces (clusters).
+    n_spectra : int, default=5
+        Library spectra drawn for each subspace.
+    n_per_subspace : int, default=20
+        Points per subspace.
+    noise : float, default=0.0
+        Standard deviation of the noise added to the un-normalised points.
+    random_state : None, int, numpy Generator or RandomState, default=None
+        Source of every random draw.
 
     Returns
     -------
-    X : ndarray (n_subspaces * n_per_subspace, n_bands), noisy, not normalised.
-    y : ndarray of int, subspace of each point (0-based, grouped).
-    X_clean : ndarray like X, without noise.
+    X : ndarray of shape (n_subspaces * n_per_subspace, n_bands)
+        Noisy points, not normalised.
+    y : ndarray of shape (n_subspaces * n_per_subspace,)
+        Subspace of each point (0-based, grouped).
+    X_clean : ndarray of shape (n_subspaces * n_per_subspace, n_bands)
+        The points without noise.
+
+    See Also
+    --------
+    load_tir_library : The library.
+    make_tir_large : The large-scale variant.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kssc.datasets import make_tir
+    >>> library = np.random.default_rng(0).uniform(size=(120, 321))  # or load_tir_library()[0]
+    >>> X, y, X_clean = make_tir(library, noise=0.04, random_state=0)
+    >>> X.shape
+    (100, 321)
     """
     library = np.asarray(library, dtype=np.float64)
     if library.ndim != 2 or library.shape[0] < 1:
@@ -70,10 +121,42 @@ def make_tir(library, n_subspaces=5, n_spectra=5, n_per_subspace=20, noise=0.0, 
 
 
 def make_tir_large(library, n_per_subspace, n_spectra=3, n_subspaces=5, random_state=None):
-    """Large-scale TIR data of protocol 3.5 (`test_largescale.m`): 3 spectra per subspace, no noise.
+    """Large-scale TIR data of docs/protocol.md 3.5 (`test_largescale.m`): 3 spectra per subspace, no noise.
 
     Same construction as `make_tir`; the paper uses n_per_subspace = 100, 200, ..., 4000.
-    Returns X (n_subspaces * n_per_subspace, n_bands), not normalised, and y.
+
+    Parameters
+    ----------
+    library : array-like of shape (n_library, n_bands)
+        Spectra as rows (`load_tir_library()[0]`).
+    n_per_subspace : int
+        Points per subspace.
+    n_spectra : int, default=3
+        Library spectra drawn for each subspace.
+    n_subspaces : int, default=5
+        Number of subspaces.
+    random_state : None, int, numpy Generator or RandomState, default=None
+        Source of every random draw.
+
+    Returns
+    -------
+    X : ndarray of shape (n_subspaces * n_per_subspace, n_bands)
+        The points, not normalised.
+    y : ndarray of shape (n_subspaces * n_per_subspace,)
+        Subspace of each point.
+
+    See Also
+    --------
+    make_tir : The construction, with noise.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kssc.datasets import make_tir_large
+    >>> library = np.random.default_rng(0).uniform(size=(120, 321))
+    >>> X, y = make_tir_large(library, 100, random_state=0)
+    >>> X.shape
+    (500, 321)
     """
     X, y, _ = make_tir(library, n_subspaces=n_subspaces, n_spectra=n_spectra,
                        n_per_subspace=n_per_subspace, noise=0.0, random_state=random_state)

@@ -40,7 +40,35 @@ def list_yaleb_images(subjects=None, *, include_bad=True, n_per_subject=64):
 
     Per subject: the files matching `*P00A*.pgm*` in ASCII order (as MATLAB `dir`), without
     the `.pgm.bad` files unless `include_bad`, then the first `n_per_subject` (None: all).
-    Subjects keep the given order and may repeat. Returns (paths, subject of each path).
+    Subjects keep the given order and may repeat. Needs no data: the file list is the
+    package's checksum list.
+
+    Parameters
+    ----------
+    subjects : iterable of int, int or None, default=None
+        The yaleB subject numbers (1..39 without 14); None means all 38.
+    include_bad : bool, default=True
+        Keep the `.pgm.bad` images.
+    n_per_subject : int or None, default=64
+        First images per subject, in file order (None: all).
+
+    Returns
+    -------
+    paths : list of str
+        Paths relative to the `yaleb/` folder.
+    subjects : ndarray of shape (len(paths),)
+        The subject of each path.
+
+    See Also
+    --------
+    load_yaleb : Load these images.
+
+    Examples
+    --------
+    >>> from kssc.datasets import list_yaleb_images
+    >>> paths, subjects = list_yaleb_images([1, 2], n_per_subject=2)
+    >>> paths[0], subjects.tolist()
+    ('CroppedYale/yaleB01/yaleB01_P00A+000E+00.pgm', [1, 1, 2, 2])
     """
     subjects = _check_subjects(subjects)
     if n_per_subject is not None and (not isinstance(n_per_subject, numbers.Integral) or n_per_subject < 1):
@@ -62,25 +90,45 @@ def load_yaleb(subjects=None, *, size=(96, 84), include_bad=True, n_per_subject=
 
     Parameters
     ----------
-    subjects : iterable of int or None
-        yaleB subject numbers (1..39 without 14); None means all 38. Repeats are allowed
+    subjects : iterable of int, int or None, default=None
+        The yaleB subject numbers (1..39 without 14); None means all 38. Repeats are allowed
         (the paper draws subjects with replacement): the images are then repeated and share
         the subject's label.
-    size : (height, width) or None
-        (96, 84) as in the paper's experiment (8,064 features), (48, 42) as in its
+    size : tuple of (int, int) or None, default=(96, 84)
+        (height, width): (96, 84) as in the paper's experiment (8,064 features), (48, 42) as in its
         `load_faces.m` and the usual YaleBCrop025 (2,016), or None for the full 192 x 168
         (32,256).
-    include_bad : bool
+    include_bad : bool, default=True
         Keep the `.pgm.bad` images (True, faithful to the paper code, which gives yaleB15 an
         all-zero image) or drop them (False).
-    n_per_subject : int or None
+    n_per_subject : int or None, default=64
         First images per subject, in file order (None: all).
+    data_dir : str, path or None, default=None
+        The data folder; None: $KSSC_DATA_DIR, else `data/` at the repository root.
 
     Returns
     -------
-    X : ndarray (n_images, height * width), float64 in [0, 1]; each row is one image
-        flattened in row-major (C) order: `X[i].reshape(height, width)` is the image.
-    y : ndarray (n_images,), int64, the subject number of each image.
+    X : ndarray of shape (n_images, height * width)
+        Values in [0, 1]; each row is one image flattened in row-major (C) order:
+        ``X[i].reshape(height, width)`` is the image.
+    y : ndarray of shape (n_images,)
+        The subject number of each image.
+
+    Raises
+    ------
+    DataNotFoundError
+        If any of the images is missing from the data folder.
+
+    See Also
+    --------
+    list_yaleb_images : The files read, without reading them.
+
+    Examples
+    --------
+    >>> from kssc.datasets import load_yaleb
+    >>> X, y = load_yaleb([1, 2, 3])  # doctest: +SKIP
+    >>> X.shape  # doctest: +SKIP
+    (192, 8064)
     """
     if size is not None:
         height, width = (int(v) for v in size)

@@ -1,0 +1,268 @@
+"""Docs that cannot drift from the code.
+
+- Every signature docs/architecture.md quotes (`name(params) -> returns`) matches the code:
+  the parameters in order, keyword-only where quoted after `*`, the quoted defaults, the
+  base classes of a quoted class, and the number of values a quoted tuple return holds. A
+  parameter list is complete unless it ends in `...`.
+- Every `python -m module args` in a module docstring names a module whose argument parser
+  accepts those arguments (placeholders replaced by a valid choice).
+- Every citation of docs/protocol.md in kssc/, baselines/ and experiments/ names a section
+  or discrepancy that docs/protocol.md has, and no file cites the protocol any other way.
+"""
+
+import argparse
+import ast
+import importlib
+import inspect
+import re
+import runpy
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+PROTOCOL = ROOT / "docs" / "protocol.md"
+SOURCE_DIRS = ("kssc", "baselines", "experiments", "benchmarks")
+
+
+# --- signatures quoted in docs/architecture.md -------------------------------------------
+
+def _split_top_level(text):
+    parts, depth, current = [], 0, ""
+    for char in text:
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        if char == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += char
+    if current.strip():
+        parts.append(current.strip())
+    return parts
+
+
+def _quoted_signatures():
+    """(module or None, name, params text, returns text) for every `name(...)` quoted."""
+    found = []
+    for line in ARCHITECTURE.read_text().splitlines():
+        row = re.match(r"\| `([\w/]+?)(?:\.py)?/?` \|", line)
+        module = row.group(1).replace("/", ".") if row else None
+        for span in re.findall(r"`([^`]+)`", line):
+            head = re.match(r"([A-Za-z_][\w.]*)\(", span)
+            if not head:
+                continue
+            depth, end = 0, None
+            for position in range(head.end() - 1, len(span)):
+                depth += {"(": 1, ")": -1}.get(span[position], 0)
+                if depth == 0:
+                    end = position
+                    break
+            rest = span[end + 1:].strip()
+            returns = rest[2:].strip() if rest.startswith("->") else None
+            found.append((module, head.group(1), span[head.end():end], returns))
+    return found
+
+
+def _resolve(module, name):
+    if "." in name:
+        module, name = name.rsplit(".", 1)
+    if module is None:
+        raise LookupError(f"{name} is quoted outside a table row and is not a dotted path")
+    return getattr(importlib.import_module(module), name)
+
+
+SIGNATURES = _quoted_signatures()
+
+
+def test_architecture_quotes_signatures():
+    names = {name for _, name, _, _ in SIGNATURES}
+    assert {"nearest_neighbours", "kssc_coefficients", "spectral_clustering"} <= names
+
+
+@pytest.mark.parametrize("module, name, params, returns", SIGNATURES,
+                         ids=[name for _, name, _, _ in SIGNATURES])
+def test_quoted_signature_matches_code(module, name, params, returns):
+    obj = _resolve(module, name)
+    quoted = _split_top_level(params)
+    if inspect.isclass(obj):
+        assert quoted == [base.__name__ for base in obj.__bases__], f"bases of {name}"
+        return
+    actual = list(inspect.signature(obj).parameters.values())
+    keyword_only = False
+    position = 0
+    for item in quoted:
+        if item == "...":
+            return
+        if item == "*":
+            keyword_only = True
+            continue
+        assert position < len(actual), f"{name}: quoted parameter {item!r} does not exist"
+        parameter = actual[position]
+        quoted_name, _, default = item.partition("=")
+        assert parameter.name == quoted_name, f"{name}: {quoted_name!r} quoted, {parameter.name!r} in the code"
+        assert (parameter.kind is parameter.KEYWORD_ONLY) == keyword_only, \
+            f"{name}: {quoted_name!r} keyword-only in one and not the other"
+        if default and default != "...":
+            default = _split_top_level(default.replace("|", ","))[0]
+            assert parameter.default == ast.literal_eval(default), \
+                f"{name}: {quoted_name}={default} quoted, {parameter.default!r} in the code"
+        position += 1
+    missing = [parameter.name for parameter in actual[position:]]
+    assert not missing, f"{name}: parameters {missing} missing from the quote (end it with ...)"
+
+
+def _tiny_call(name):
+    """Call the quoted function on a tiny problem; its result's length is checked."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((12, 4))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    if name == "nearest_neighbours":
+        from kssc.neighbours import nearest_neighbours
+        return nearest_neighbours(X, 3)
+    if name == "normalize_rows":
+        from kssc._validation import normalize_rows
+        return normalize_rows(X)
+    if name == "kssc_coefficients":
+        from kssc.representation import kssc_coefficients
+        return kssc_coefficients(X, np.array([np.roll(np.arange(12), -s)[1:4] for s in range(12)]), 0.1)
+    if name == "solve_lasso_fista":
+        from kssc.fista import solve_lasso_fista
+        A = rng.standard_normal((2, 3, 4))
+        x = rng.standard_normal((2, 4))
+        gram = A @ A.transpose(0, 2, 1)
+        return solve_lasso_fista(gram, np.einsum("nkd,nd->nk", A, x), np.einsum("nd,nd->n", x, x), 0.1)
+    raise LookupError(f"add a tiny call of {name} to _tiny_call: its quoted return is a tuple")
+
+
+@pytest.mark.parametrize("name, returns", [(name, returns) for _, name, _, returns in SIGNATURES
+                                           if returns and returns.startswith("(")])
+def test_quoted_tuple_return_has_that_many_values(name, returns):
+    n_quoted = len(_split_top_level(returns.strip("()")))
+    result = _tiny_call(name)
+    assert isinstance(result, tuple) and len(result) == n_quoted, \
+        f"{name}: quoted {n_quoted} return values, the code returns {len(result)}"
+
+
+# --- usage lines in module docstrings ----------------------------------------------------
+
+def _usage_lines():
+    found = []
+    for folder in SOURCE_DIRS:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            docstring = ast.get_docstring(ast.parse(path.read_text()))
+            for module, args in re.findall(r"python -m ([\w.]+)([^`\n]*)", docstring or ""):
+                found.append((path.relative_to(ROOT).as_posix(), module, args.strip()))
+    return found
+
+
+class _Captured(Exception):
+    def __init__(self, parser):
+        self.parser = parser
+
+
+def _parser_of(module, monkeypatch):
+    def capture(self, *args, **kwargs):
+        raise _Captured(self)
+
+    monkeypatch.setattr(argparse.ArgumentParser, "parse_args", capture)
+    try:
+        runpy.run_module(module, run_name="__main__", alter_sys=False)
+    except _Captured as captured:
+        return captured.parser
+    raise AssertionError(f"python -m {module} parses no arguments with argparse")
+
+
+def _example_argv(parser, usage):
+    """The usage's tokens with brackets and '...' dropped, placeholders set to valid values."""
+    tokens = [t for t in usage.replace("[", " ").replace("]", " ").split() if t not in ("...", "|")]
+    positionals = [a for a in parser._actions if not a.option_strings]
+    argv, index = [], 0
+    while index < len(tokens):
+        token = tokens[index]
+        index += 1
+        if token.startswith("-"):
+            flag = token.split("=")[0]
+            action = parser._option_string_actions.get(flag)
+            argv.append(flag)
+            if action is None or action.nargs == 0:
+                continue
+            if isinstance(action.nargs, int):
+                count = action.nargs
+            else:
+                count = len(tokens) if action.nargs in ("*", "+") else 1
+            while count and index < len(tokens) and not tokens[index].startswith("-"):
+                value = tokens[index]
+                index += 1
+                count -= 1
+                argv.append(str(next(iter(action.choices))) if action.choices else value)
+        else:
+            action = positionals.pop(0) if positionals else None
+            argv.append(str(next(iter(action.choices))) if action and action.choices else token)
+    return argv
+
+
+USAGES = _usage_lines()
+
+
+def test_usage_lines_are_found():
+    assert any(module == "kssc.datasets.fetch" for _, module, _ in USAGES)
+
+
+@pytest.mark.parametrize("path, module, usage", USAGES,
+                         ids=[f"{path}:{module} {usage}" for path, module, usage in USAGES])
+def test_usage_line_parses(path, module, usage, monkeypatch):
+    assert importlib.util.find_spec(module) is not None, f"{path}: no module {module}"
+    if not usage:
+        return
+    parser = _parser_of(module, monkeypatch)
+    monkeypatch.undo()
+    argv = _example_argv(parser, usage)
+    try:
+        parser.parse_args(argv)
+    except SystemExit:
+        pytest.fail(f"{path}: `python -m {module} {usage}` does not parse (tried {argv})")
+
+
+# --- citations of docs/protocol.md -------------------------------------------------------
+
+def _protocol_anchors():
+    text = PROTOCOL.read_text()
+    sections = set(re.findall(r"^### (\d+\.\d+) ", text, flags=re.MULTILINE))
+    discrepancies = set(re.findall(r"^\| (D\d+) \|", text, flags=re.MULTILINE))
+    return sections | discrepancies
+
+
+def _source_files():
+    for folder in ("kssc", "baselines", "experiments"):
+        yield from sorted((ROOT / folder).rglob("*.py"))
+
+
+def test_protocol_citations_resolve():
+    anchors = _protocol_anchors()
+    assert {"1.7", "3.4", "D19"} <= anchors
+    cited, unresolved = set(), []
+    for path in _source_files():
+        text = path.read_text()
+        for match in re.finditer(r"docs/protocol\.md((?:(?:,| and) ?(?:\d+\.\d+|D\d+)| (?:\d+\.\d+|D\d+))+)",
+                                 text):
+            for anchor in re.findall(r"\d+\.\d+|D\d+", match.group(1)):
+                cited.add(anchor)
+                if anchor not in anchors:
+                    unresolved.append(f"{path.relative_to(ROOT)}: docs/protocol.md {anchor}")
+    assert cited, "no citation of docs/protocol.md found"
+    assert not unresolved, "\n".join(unresolved)
+
+
+def test_no_citation_of_documents_outside_the_repository():
+    offending = []
+    for path in _source_files():
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            if re.search(r"(?<!docs/protocol\.md )\b(?:protocol(?: section)? \d|discrepancy \d)", line) \
+                    or "shared/research" in line:
+                offending.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert not offending, "cite docs/protocol.md instead:\n" + "\n".join(offending)
