@@ -36,8 +36,6 @@ class GFS(SelfExpressiveClustering):
     ----------
     n_clusters : int or None, default=None
         Number of clusters; None estimates it from the eigen-gap.
-    max_clusters : int, default=20
-        With n_clusters=None, the largest number of clusters the eigen-gap may pick.
     k_max : int, default=10
         Largest number of points each point selects; must be < n_samples.
     tol : float, default=1e-3
@@ -46,6 +44,8 @@ class GFS(SelfExpressiveClustering):
         Z[i, j] = 1 for every selected j (the authors' code), or the absolute least-squares coefficient.
     assign_labels : {"discretize", "kmeans", "njw"}, default="discretize"
         Label assignment of the spectral step (`kssc.spectral_clustering`).
+    max_clusters : int, default=20
+        With n_clusters=None, the largest number of clusters the eigen-gap may pick.
     random_state : int, RandomState instance or None, default=None
         Seeds the spectral step.
     verbose : int, default=0

@@ -83,8 +83,6 @@ class GSC(SelfExpressiveClustering):
     ----------
     n_clusters : int or None, default=None
         Number of clusters; None estimates it from the eigen-gap.
-    max_clusters : int, default=20
-        With n_clusters=None, the largest number of clusters the eigen-gap may pick.
     n_neighbors : int, default=10
         K, the neighbours each point selects; must be < n_samples.
     max_subspace_dim : int, default=5
@@ -94,6 +92,8 @@ class GSC(SelfExpressiveClustering):
         al.'s projection norm onto an orthonormal basis of up to max_subspace_dim dimensions.
     assign_labels : {"discretize", "kmeans", "njw"}, default="discretize"
         Label assignment of the spectral step (`kssc.spectral_clustering`).
+    max_clusters : int, default=20
+        With n_clusters=None, the largest number of clusters the eigen-gap may pick.
     random_state : int, RandomState instance or None, default=None
         Seeds the spectral step.
     verbose : int, default=0

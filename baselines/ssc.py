@@ -42,8 +42,6 @@ class SSC(SelfExpressiveClustering):
     ----------
     n_clusters : int or None, default=None
         Number of clusters; None estimates it from the eigen-gap.
-    max_clusters : int, default=20
-        With n_clusters=None, the largest number of clusters the eigen-gap may pick.
     lam : float, default=0.1
         The l1 weight (absolute, on unit-norm points).
     solver : {"relaxed", "exact"}, default="relaxed"
@@ -60,6 +58,8 @@ class SSC(SelfExpressiveClustering):
         Iteration cap of the solver; reaching it raises a ``ConvergenceWarning``.
     assign_labels : {"discretize", "kmeans", "njw"}, default="discretize"
         Label assignment of the spectral step (`kssc.spectral_clustering`).
+    max_clusters : int, default=20
+        With n_clusters=None, the largest number of clusters the eigen-gap may pick.
     random_state : int, RandomState instance or None, default=None
         Seeds the spectral step.
     verbose : int, default=0

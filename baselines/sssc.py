@@ -105,8 +105,6 @@ class SSSC(ProgressMixin, ClusterMixin, BaseEstimator):
     ----------
     n_clusters : int or None, default=None
         Number of clusters; None estimates it from the in-sample eigen-gap.
-    max_clusters : int, default=20
-        With n_clusters=None, the largest number of clusters the eigen-gap may pick.
     n_in_sample : int, default=20
         Points in the in-sample set; from n_clusters to n_samples.
     lam : float, default=0.1
@@ -116,6 +114,8 @@ class SSSC(ProgressMixin, ClusterMixin, BaseEstimator):
     assign_labels : {"kmeans", "discretize", "njw"}, default="kmeans"
         Labels from the in-sample embedding: k-means (closest to Peng et al.), Yu-Shi, or
         Ng-Jordan-Weiss (`kssc.spectral`).
+    max_clusters : int, default=20
+        With n_clusters=None, the largest number of clusters the eigen-gap may pick.
     random_state : int, RandomState instance or None, default=None
         Draws the in-sample set and seeds the spectral step.
     verbose : int, default=0

@@ -40,8 +40,6 @@ class TSC(SelfExpressiveClustering):
     ----------
     n_clusters : int or None, default=None
         Number of clusters; None estimates it from the eigen-gap.
-    max_clusters : int, default=20
-        With n_clusters=None, the largest number of clusters the eigen-gap may pick.
     n_neighbors : int, default=20
         The number q of neighbours kept per point; must be < n_samples.
     signed : bool, default=True
@@ -49,6 +47,8 @@ class TSC(SelfExpressiveClustering):
         value (Heckel and Boelcskei).
     assign_labels : {"discretize", "kmeans", "njw"}, default="discretize"
         Label assignment of the spectral step (`kssc.spectral_clustering`).
+    max_clusters : int, default=20
+        With n_clusters=None, the largest number of clusters the eigen-gap may pick.
     random_state : int, RandomState instance or None, default=None
         Seeds the spectral step.
     verbose : int, default=0

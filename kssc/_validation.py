@@ -13,6 +13,22 @@ class DegenerateFitWarning(UserWarning):
     Raised when the representation has no non-zero coefficient or leaves points isolated,
     when fewer clusters come out than were asked, when the affinity graph has more
     connected components than clusters, and when the eigen-gap picks a single cluster.
+
+    See Also
+    --------
+    sklearn.exceptions.ConvergenceWarning : Raised when a solver reaches its iteration cap.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> from kssc import KSSC, DegenerateFitWarning
+    >>> X = np.random.default_rng(0).standard_normal((30, 5))
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = KSSC(n_clusters=2, n_neighbors=5, lam=5.0).fit(X)
+    >>> any(issubclass(w.category, DegenerateFitWarning) for w in caught)
+    True
     """
 
 

@@ -1,4 +1,4 @@
-"""Command line: ``kssc cluster FILE -k 5`` (or ``python -m kssc cluster ...``).
+"""Command line: ``kssc cluster FILE -k 5`` (or ``python -m kssc cluster FILE -k 5``).
 
 Reads a table of points (rows are samples) from a .npy, .csv or .parquet file, clusters it
 with k-SSC or a baseline, and writes the labels as CSV, optionally Z (.npz) and the timings

@@ -27,8 +27,6 @@ class KSSC(SelfExpressiveClustering):
     ----------
     n_clusters : int or None, default=None
         Number of clusters; None estimates it from the eigen-gap of the affinity.
-    max_clusters : int, default=20
-        With n_clusters=None, the largest number of clusters the eigen-gap may pick.
     n_neighbors : int, default=20
         The number k of neighbours each point is coded over; must be < n_samples.
     lam : float, default=0.1
@@ -59,6 +57,8 @@ class KSSC(SelfExpressiveClustering):
         Points per chunk of the coefficient step (None: about 64 MiB of neighbours each).
     n_jobs : int or None, default=None
         Parallel chunks with joblib (any backend, e.g. dask via ``joblib.parallel_config``).
+    max_clusters : int, default=20
+        With n_clusters=None, the largest number of clusters the eigen-gap may pick.
     random_state : int, RandomState instance or None, default=None
         Seeds the approximate neighbour index and the spectral step.
     verbose : int, default=0

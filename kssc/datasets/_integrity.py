@@ -12,6 +12,17 @@ class DataCorruptError(ValueError):
 
     Raised by the loaders of `kssc.datasets` before they parse a file.
 
+    Parameters
+    ----------
+    path : str or path
+        The file.
+    expected : str
+        The recorded SHA-256 sum (hex).
+    actual : str
+        The file's SHA-256 sum (hex).
+    command : str
+        The command that downloads the file again and verifies it.
+
     Attributes
     ----------
     path : str
@@ -20,6 +31,17 @@ class DataCorruptError(ValueError):
         The recorded and the actual SHA-256 sum (hex).
     command : str
         The command that downloads the file again and verifies it.
+
+    See Also
+    --------
+    DataNotFoundError : Raised when a data file is missing rather than corrupt.
+
+    Examples
+    --------
+    >>> from kssc.datasets import DataCorruptError
+    >>> error = DataCorruptError("data/tir/x.mat", "ab12", "cd34", "make data")
+    >>> isinstance(error, ValueError), error.path
+    (True, 'data/tir/x.mat')
     """
 
     def __init__(self, path, expected, actual, command):
