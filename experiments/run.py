@@ -37,7 +37,7 @@ def override_columns(cfg, overrides):
     columns = {}
     for override in overrides:
         key = override.split("=", 1)[0].lstrip("+~")
-        if key.split(".")[0] in NOT_COLUMNS or key.startswith("hydra") or "=" not in override:
+        if key in NOT_COLUMNS or key.startswith("hydra") or "=" not in override:
             continue
         value = OmegaConf.select(cfg, key)
         if OmegaConf.is_config(value):

@@ -11,9 +11,8 @@ import pytest
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
-from kssc.datasets import make_union_of_subspaces
-
 from experiments import _io, _runner, plot, report, scale, suite
+from kssc.datasets import make_union_of_subspaces
 
 CONF = str(Path(__file__).resolve().parent.parent / "conf")
 STAGE_COLUMNS = [f"time_{stage}_s" for stage in scale.STAGES]
