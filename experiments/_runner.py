@@ -26,7 +26,6 @@ import importlib
 import inspect
 import json
 import os
-import re
 import threading
 import time
 import warnings
@@ -45,6 +44,7 @@ from tqdm.auto import tqdm
 from kssc.metrics import clustering_error
 
 from . import _io
+from ._fingerprint import fingerprint, result_config
 from .conventions import paper_time
 
 CONF_DIR = _io.REPO_ROOT / "conf"
@@ -55,15 +55,6 @@ ROW_COLUMNS = {
     "time_fit_s": "float64", "failure": "string",
 }
 STAGES = ("neighbours", "coefficients", "spectral")
-# Keys that change where or how fast a run goes but not what it computes: left out of the
-# fingerprint and the checkpoint hash (a resumed run may use another n_jobs). `feeds` holds
-# the figures and claims drawn from the results, not the results.
-_NON_RESULT_KEYS = ("n_jobs", "restart", "results_dir", "data_dir", "hydra", "profile", "feeds")
-# The machinery whose code computes every experiment's results (besides kssc/, baselines/
-# and the experiment's own module).
-MACHINERY = ("__init__.py", "_runner.py", "_io.py", "conventions.py")
-_IMPORT = re.compile(r"^from (?:experiments\.|\.)(\w+) import|^from (?:experiments|\.) import (\w+)",
-                     re.MULTILINE)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -138,48 +129,8 @@ def _check_method(name, node):
 
 
 def config_as_dict(cfg):
-    return OmegaConf.to_container(cfg, resolve=True) if not isinstance(cfg, dict) else cfg
-
-
-# --------------------------------------------------------------------------- fingerprint
-
-def result_config(conf):
-    """The part of a config that decides the results (what the fingerprint hashes)."""
-    kept = {key: value for key, value in conf.items() if key not in _NON_RESULT_KEYS}
-    kept["experiment"] = {k: v for k, v in conf["experiment"].items() if k not in _NON_RESULT_KEYS}
-    return kept
-
-
-def result_sources(name):
-    """The files whose code computes experiment `name`'s results: kssc/, baselines/, the
-    runner machinery, the experiment's module and the experiments modules it imports."""
-    root = _io.REPO_ROOT
-    files = {*root.joinpath("kssc").rglob("*.py"), *root.joinpath("baselines").rglob("*.py"),
-             *(root / "experiments" / f for f in MACHINERY)}
-    todo = [root / "experiments" / f"{name}.py"]
-    while todo:
-        path = todo.pop()
-        if path in files or not path.exists():
-            continue
-        files.add(path)
-        for groups in _IMPORT.findall(path.read_text()):
-            todo += [root / "experiments" / f"{module}.py" for module in groups if module]
-    return sorted(files)
-
-
-def code_digest(name):
-    """Hash of the source files that compute experiment `name`'s results."""
-    digest = hashlib.sha256()
-    for path in result_sources(name):
-        digest.update(str(path.relative_to(_io.REPO_ROOT)).encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
-
-
-def fingerprint(cfg):
-    """`<config hash>-<code hash>` of the results this config computes with this code."""
-    conf = config_as_dict(cfg)
-    return f"{_io.config_hash(result_config(conf))}-{code_digest(conf['experiment']['name'])}"
+    """A composed config as plain Python (resolved); a dict is returned as it is."""
+    return cfg if isinstance(cfg, dict) else OmegaConf.to_container(cfg, resolve=True)
 
 
 # --------------------------------------------------------------------------- seeding

@@ -107,9 +107,8 @@ def lowest(table, *, method, where=None, value="error_pct_mean"):
     means = part.set_index("method")[value]
     best = means.idxmin()
     return Outcome(Verdict.of(best == method),
-                   f"best is {label(best)} ({means.min():.1f}), {label(method)} {means[method]:.1f}"
-                   + "".join(f", {label(m)} {v:.1f}" for m, v in means.items()
-                             if m not in (best, method)),
+                   f"best is {label(best)} ({means.min():.1f}); "
+                   + ", ".join(f"{label(m)} {v:.1f}" for m, v in means.items() if m != best),
                    f"{label(method)}'s {value} <= every other method's")
 
 

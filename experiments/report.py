@@ -79,7 +79,7 @@ def shown_table(table, spec):
             psnr = table.groupby(spec["index"])["psnr_code_mean"].mean().round(0)
             wide.insert(0, "PSNR (code)", psnr.reindex(wide.index))
         return wide.reset_index()
-    shown = table[spec["columns"]] if "columns" in spec else table
+    shown = table[[c for c in spec["columns"] if c in table]] if "columns" in spec else table
     if "paper" in spec:
         paper = pd.DataFrame(spec["paper"])
         shown = shown.merge(paper, on="method", how="left", suffixes=("", " (paper)"))

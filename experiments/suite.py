@@ -5,7 +5,7 @@ CSVs and writes results/REPORT.md. An experiment's results are current when
 results/<name>.csv exists and the fingerprint in its sidecar (results/<name>.meta.json,
 written with the CSV by whichever run computed it) equals the fingerprint of the config
 this suite would run: its composed config and the code that computes its results (kssc/,
-baselines/, the runner machinery and the experiment's module; `_runner.result_sources`).
+baselines/, the runner machinery and the experiment's module; `_fingerprint.result_sources`).
 So a fresh clone with the committed results redraws the figures without recomputing; a
 config or code change, or results written by a run with another config (a smoke run, an
 override), are recomputed.
@@ -22,7 +22,7 @@ from pathlib import Path
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
-from experiments import _io, _runner, plot, report
+from experiments import _fingerprint, _io, _runner, plot, report
 
 CONFIG_DIR = str(_runner.CONF_DIR)
 
@@ -44,7 +44,7 @@ def is_current(results, name, cfg):
     """Whether results/<name>.csv exists and its sidecar's fingerprint is that of `cfg`."""
     meta = _io.read_meta(results, name)
     return ((Path(results) / f"{name}.csv").exists() and meta is not None
-            and meta.get("fingerprint") == _runner.fingerprint(cfg))
+            and meta.get("fingerprint") == _fingerprint.fingerprint(cfg))
 
 
 def main(argv=None):
@@ -62,7 +62,7 @@ def main(argv=None):
     for name in args.only:
         cfg = _runner.check_config(compose_config(name, args.profile, [f"results_dir={results}"]))
         if not args.force and is_current(results, name, cfg):
-            print(f"{name}: results current ({_runner.fingerprint(cfg)}), not recomputed")
+            print(f"{name}: results current ({_fingerprint.fingerprint(cfg)}), not recomputed")
             continue
         print(f"{name}: running (profile={args.profile})", flush=True)
         _runner.run(cfg)

@@ -15,7 +15,7 @@ import pytest
 from hydra import compose, initialize_config_dir
 from sklearn.cluster import KMeans
 
-from experiments import _io, _runner, plot, report
+from experiments import _fingerprint, _io, _runner, plot, report
 from experiments.run import run
 from kssc.datasets import get_data_dir
 
@@ -75,7 +75,7 @@ def test_smoke_run(name, tmp_path, monkeypatch):
     meta = json.loads((results / f"{name}.meta.json").read_text())
     assert meta["config"]["experiment"]["name"] == name
     assert {"packages", "git_revision", "cpu_count", "wall_time_s", "started", "finished"} <= set(meta)
-    assert meta["fingerprint"] == _runner.fingerprint(cfg)
+    assert meta["fingerprint"] == _fingerprint.fingerprint(cfg)
     assert (results / f"{name}_table.csv").exists() == (_runner.load(name).summary is not None)
     assert not (results / ".partial" / f"{name}.jsonl").exists()
     assert not list(results.glob(".*.tmp"))
@@ -335,6 +335,11 @@ def fixture_results(results):
              "failed": False, "time_representation_s": n / 1000, "time_fit_s": n / 500, "failure": "",
              "n_per_subspace": n} for m in ("kssc", "tsc", "sssc") for n in (100, 200, 1100)]
     write("tir_large", pd.DataFrame(rows))
+    rows = [{"experiment": "yale", "method": m, "trial": t, "seed": t, "error_pct": e + t,
+             "failed": False, "time_representation_s": 1.0, "time_fit_s": 2.0, "failure": "",
+             "variant": v} for v in ("faithful", "clean") for m, e in (("ssc", 30.0), ("kssc", 20.0))
+            for t in range(3)]
+    write("yale", pd.DataFrame(rows))
 
 
 def test_figures_from_fixture_csv(tmp_path):
@@ -394,7 +399,12 @@ def test_report_from_fixture_csv(tmp_path):
     assert "kSSC" in text and "TIR" in text
     tir = text.split("## Figure:tir_results (TIR)")[1].split("\n## ")[0]
     assert tir.count("- Claim:") == 2 and "Not run." not in tir
-    assert text.split("## Table:face_results")[1].split("\n## ")[0].strip().endswith("Not run.")
+    faces = text.split("## Table:face_results")[1].split("\n## ")[0]
+    assert "### variant `faithful`" in faces and "### variant `clean`" in faces
+    assert "| kSSC | 3 | 0 | 21 | 22.30 |" in faces  # ours beside the paper's
+    assert faces.count("-> **holds**") == 2
+    synthetic = text.split("## Figure:synthetic_dvsn")[1].split("\n## ")[0]
+    assert synthetic.strip().endswith("Not run.")
 
 
 def test_command_line_writes_into_the_hydra_run_folder(tmp_path):

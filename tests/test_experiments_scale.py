@@ -11,7 +11,7 @@ import pytest
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
-from experiments import _io, _runner, plot, report, scale, suite
+from experiments import _fingerprint, _io, _runner, plot, report, scale, suite
 from kssc.datasets import make_union_of_subspaces
 
 CONF = str(Path(__file__).resolve().parent.parent / "conf")
@@ -89,7 +89,7 @@ def test_a_failing_fit_process_is_a_failed_row():
 
 
 def test_fingerprint_covers_the_fit_process():
-    sources = set(_runner.result_sources("scale"))
+    sources = set(_fingerprint.result_sources("scale"))
     fit_process = _io.REPO_ROOT / (scale.MODULE.replace(".", "/") + ".py")
     assert {fit_process, _io.REPO_ROOT / "experiments" / "_runner.py",
             _io.REPO_ROOT / "kssc" / "estimator.py"} <= sources

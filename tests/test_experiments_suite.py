@@ -3,7 +3,7 @@ a CSV only when its own sidecar carries the fingerprint of the config the suite 
 
 import json
 
-from experiments import _runner, suite
+from experiments import _fingerprint, _runner, suite
 from experiments.run import run
 
 
@@ -25,7 +25,7 @@ def test_suite_skips_current_results_and_reruns_stale(tmp_path, capsys, monkeypa
     assert "complexity: results current" in capsys.readouterr().out
     assert (results / "complexity.csv").stat().st_mtime_ns == first_mtime
 
-    monkeypatch.setattr(_runner, "code_digest", lambda name: "changed-code")
+    monkeypatch.setattr(_fingerprint, "code_digest", lambda name: "changed-code")
     suite.main(suite_args(results, figures))
     assert "complexity: running" in capsys.readouterr().out
     assert json.loads((results / "complexity.meta.json").read_text())["fingerprint"] != first
@@ -55,14 +55,14 @@ def test_a_csv_without_a_sidecar_is_recomputed(tmp_path, capsys):
 
 
 def test_result_sources_follow_imports_only():
-    names = {path.name for path in _runner.result_sources("hopkins_observation")}
+    names = {path.name for path in _fingerprint.result_sources("hopkins_observation")}
     assert {"hopkins_observation.py", "_observation.py", "_runner.py", "fista.py"} <= names
     assert "yale.py" not in names and "plot.py" not in names and "report.py" not in names
 
 
 def test_result_sources_do_not_follow_the_configs_targets_into_experiments():
     # The tuned estimators move into kssc/ and baselines/, which every fingerprint covers.
-    assert "_tuned.py" not in {path.name for path in _runner.result_sources("hopkins155")}
+    assert "_tuned.py" not in {path.name for path in _fingerprint.result_sources("hopkins155")}
 
 
 def test_the_suite_runs_every_experiment_but_the_long_benchmarks():
