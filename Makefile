@@ -55,9 +55,9 @@ data: $(STAMP)
 data-verify: $(STAMP)
 	$(PY) -m kssc.datasets.fetch --verify
 
-# Runs every experiment whose results/<name>.csv is missing or stale (config or result code
-# changed since it was computed: fingerprints in results/FINGERPRINTS.json), then draws every
-# figure from the CSVs and writes results/REPORT.md. PROFILE=paper runs the full protocol.
+# Runs every experiment whose results/<name>.csv is missing or stale (its sidecar
+# results/<name>.meta.json does not carry the fingerprint of this config and code), then draws
+# every figure from the CSVs and writes results/REPORT.md. PROFILE=paper runs the full protocol.
 PROFILE ?= default
 
 figures: $(STAMP)

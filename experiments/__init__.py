@@ -1,1 +1,2 @@
-"""The paper's experiments: one module per paper artefact, run through `experiments/run.py`."""
+"""The experiments: a config (conf/experiment/) and a module per experiment, run through
+`experiments/run.py` or `python -m experiments.suite`; figures and the report from CSVs only."""

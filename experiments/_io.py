@@ -1,10 +1,14 @@
-"""Files the experiments write: atomic CSV/JSON writes, the resumable checkpoint, the sidecar.
+"""Files the experiments write: atomic CSV/JSON writes, the resumable checkpoint, the sidecar,
+the lock of a results folder.
 
 Nothing in `results/` is ever half-written: every file is written to a temporary file in
-the same folder and moved into place with `os.replace`, which is atomic on POSIX.
+the same folder and moved into place with `os.replace`, which is atomic on POSIX. A killed
+run's temporary files are removed by the next run of the same experiment.
 """
 
+import contextlib
 import datetime as _dt
+import fcntl
 import hashlib
 import importlib.metadata
 import json
@@ -82,11 +86,13 @@ def now():
     return _dt.datetime.now(_dt.timezone.utc).astimezone().isoformat(timespec="seconds")
 
 
-def write_meta(cfg, path, *, started, wall_time, extra=None):
-    """The sidecar of one results CSV: config, versions, git revision, machine, timing."""
+def write_meta(cfg, path, *, fingerprint, started, wall_time, extra=None):
+    """The sidecar of one results CSV: its fingerprint (config + code), config, versions, git
+    revision, machine, timing."""
     config = cfg if isinstance(cfg, dict) else OmegaConf.to_container(cfg, resolve=True)
     meta = {
         "experiment": config.get("experiment", {}).get("name"),
+        "fingerprint": fingerprint,
         "config": config,
         "packages": package_versions(),
         "git_revision": git_revision(),
@@ -155,14 +161,6 @@ class Checkpoint:
     def close(self):
         self._handle.close()
 
-    def remove(self):
-        self.close()
-        self.path.unlink(missing_ok=True)
-        try:
-            self.path.parent.rmdir()  # only when no other experiment's checkpoint is there
-        except OSError:
-            pass
-
 
 def _json_default(value):
     if hasattr(value, "item"):
@@ -171,6 +169,54 @@ def _json_default(value):
 
 
 def read_results(results_dir, name):
-    """The CSV of experiment `name`, or None when it has not been run."""
+    """The CSV `name`.csv in results_dir, or None when it has not been written."""
     path = Path(results_dir) / f"{name}.csv"
     return pd.read_csv(path) if path.exists() else None
+
+
+def read_meta(results_dir, name):
+    """The sidecar of experiment `name` as a dict, or None when there is none (or unreadable)."""
+    path = Path(results_dir) / f"{name}.meta.json"
+    try:
+        return json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError):
+        return None
+
+
+class ResultsLocked(RuntimeError):
+    """Another process is running the same experiment into the same results folder."""
+
+
+@contextlib.contextmanager
+def results_lock(results_dir, name):
+    """Hold `results_dir/.partial/<name>.lock` (an flock, released by the kernel when the
+    process dies, so a killed run never leaves a stale lock); raise ResultsLocked if another
+    run holds it."""
+    path = Path(results_dir) / ".partial" / f"{name}.lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            owner = handle.read().strip() or "unknown"
+            raise ResultsLocked(
+                f"Another run of experiment {name!r} (pid {owner}) is writing to {results_dir}; "
+                f"wait for it to finish, or give this run another results_dir=.") from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def remove_stale_temporaries(results_dir, name):
+    """Delete the temporary files a killed run of `name` left in results_dir; their names."""
+    folder = Path(results_dir)
+    stale = [*folder.glob(f".{name}.*.tmp"), *folder.glob(f".{name}_table.csv.*.tmp")]
+    for path in stale:
+        path.unlink(missing_ok=True)
+    return sorted(p.name for p in stale)

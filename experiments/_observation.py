@@ -3,7 +3,7 @@
 Singular values of each group's points, and the true/false positive rate of exact
 Euclidean k-nearest-neighbours on the raw (not unit-normalised) data, for k = 1..k_max.
 The paper's code used a kd-tree with 10k+1 comparisons (heavily approximate); exact
-search is the recommended resolution (docs/protocol.md D25).
+search is the recommended resolution.
 """
 
 import numpy as np
@@ -12,8 +12,8 @@ from sklearn.neighbors import NearestNeighbors
 
 def singular_value_rows(X, group, n_singular, **extra):
     values = np.linalg.svd(np.asarray(X, dtype=float), compute_uv=False)[:n_singular]
-    return [{"panel": "singular_values", "group": group, "index": i + 1, "value": float(v), **extra}
-            for i, v in enumerate(values)]
+    return [{"panel": "singular_values", "group": group, "index": i + 1,
+             "singular_value": float(v), **extra} for i, v in enumerate(values)]
 
 
 def exact_neighbours(X, k_max):
@@ -41,16 +41,16 @@ def neighbour_rows(X, y, group, k_max, subspace_dim):
     rows = []
     for k in range(1, idx.shape[1] + 1):
         tp = int(same[:, k - 1].sum())
-        rows.append({"panel": "neighbours", "group": group, "k": k, "N": n,
-                     "tp_percent": 100.0 * tp / (k * n), "fp_percent": 100.0 * (1 - tp / (k * n)),
+        rows.append({"panel": "neighbours", "group": group, "n_neighbors": k, "n_samples": n,
+                     "tp_pct": 100.0 * tp / (k * n), "fp_pct": 100.0 * (1 - tp / (k * n)),
                      "tp_per_point": tp / n,
-                     "sufficient": 100.0 * (tp / n >= subspace_dim)})
+                     "sufficient_pct": 100.0 * (tp / n >= subspace_dim)})
     return rows
 
 
 def match_histogram(image, reference):
     """Map the grey levels of `image` so its cumulative histogram matches `reference`'s."""
-    src_values, src_index, src_counts = np.unique(image, return_inverse=True, return_counts=True)
+    _, src_index, src_counts = np.unique(image, return_inverse=True, return_counts=True)
     ref_values, ref_counts = np.unique(reference, return_counts=True)
     src_cdf = np.cumsum(src_counts) / image.size
     ref_cdf = np.cumsum(ref_counts) / reference.size

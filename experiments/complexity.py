@@ -4,13 +4,10 @@ Pure arithmetic: FLOPs per iteration and floats held over a whole run, for SSC a
 exact and relaxed; memory in GB at 8 bytes per float and 1e9 bytes per GB (as the code).
 """
 
-import time
-
 import numpy as np
 import pandas as pd
 
-from . import _io
-from ._runner import check_config, write_simple
+from ._runner import Experiment
 
 # method: (FLOPs per iteration, floats), with k = N for SSC
 FORMULAS = {
@@ -30,50 +27,44 @@ def requirements(method, N, D, k=None):
     return 6 * k * N + 4 * k * D * N + D * N, 4 * k * N
 
 
-def requirement_rows(exp):
-    D, bytes_per_float = exp.ambient_dim, exp.bytes_per_float
-    n_grid = np.linspace(0, exp.n_max, exp.n_points)
+def requirement_rows(exp, data_dir=None):
+    """Every point of the three panels: grid "n_samples" (panels a, c) and "n_neighbors" (b)."""
+    D, bytes_per_float = exp["ambient_dim"], exp["bytes_per_float"]
     rows = []
 
-    def add(grid, method, N, k, k_percent=np.nan):
+    def add(grid, method, N, k, k_pct=np.nan):
         flops, floats = requirements(method, N, D, k)
-        rows.append({"grid": grid, "method": method, "N": float(N), "D": D,
-                     "k": np.nan if k is None else float(k), "k_percent": k_percent,
-                     "flops": float(flops), "floats": float(floats),
+        rows.append({"grid": grid, "method": method, "n_samples": float(N), "ambient_dim": D,
+                     "n_neighbors": np.nan if k is None else float(k), "n_neighbors_pct": k_pct,
+                     "flops": float(flops), "n_floats": float(floats),
                      "memory_gb": float(floats) * bytes_per_float / 1e9})
 
-    for N in n_grid:  # panels (a) memory and (c) FLOPs
+    for N in np.linspace(0, exp["n_max"], exp["n_points"]):
         for method in ("ssc_exact", "ssc_relaxed"):
-            add("N", method, N, None)
-        for k in exp.k_values:
+            add("n_samples", method, N, None)
+        for k in exp["k_values"]:
             for method in ("kssc_exact", "kssc_relaxed"):
-                add("N", method, N, k)
-    N = exp.relmem_n  # panel (b): k -> N
+                add("n_samples", method, N, k)
+    N = exp["relmem_n"]
     for i in range(11):
         k = i * (N - 1) / 10
         for method in FORMULAS:
-            add("k", method, N, None if method.startswith("ssc") else k, 10.0 * i)
+            add("n_neighbors", method, N, None if method.startswith("ssc") else k, 10.0 * i)
     return pd.DataFrame(rows)
 
 
-def requirements_table(exp):
+def requirements_table(frame, exp):
     """Table:requirements with its values at N = n_max for each k."""
     rows = []
     for method, (flops, floats) in FORMULAS.items():
-        row = {"method": method, "flops_per_iteration": flops, "floats": floats,
-               "D": exp.ambient_dim, "N": exp.n_max}
-        for k in exp.k_values:
-            f, m = requirements(method, exp.n_max, exp.ambient_dim, k)
+        row = {"method": method, "flops_formula": flops, "floats_formula": floats,
+               "ambient_dim": exp["ambient_dim"], "n_samples": exp["n_max"]}
+        for k in exp["k_values"]:
+            f, m = requirements(method, exp["n_max"], exp["ambient_dim"], k)
             row[f"flops_k{k}"] = float(f)
-            row[f"memory_gb_k{k}"] = float(m) * exp.bytes_per_float / 1e9
+            row[f"memory_gb_k{k}"] = float(m) * exp["bytes_per_float"] / 1e9
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-def run(cfg, **kwargs):
-    cfg = check_config(cfg)
-    started, clock = _io.now(), time.perf_counter()
-    frame = requirement_rows(cfg.experiment)
-    frame.insert(0, "experiment", "complexity")
-    table = requirements_table(cfg.experiment)
-    return write_simple(cfg, frame, {"complexity_table.csv": table}, started=started, clock=clock)
+EXPERIMENT = Experiment(compute=requirement_rows, summary=requirements_table)

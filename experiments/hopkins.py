@@ -1,4 +1,5 @@
-"""Figure:tir_results2 (rigid motion) and the right panel of Figure:tir_motion_time (3.6).
+"""Figure:tir_results2 (rigid motion) and the right panel of Figure:tir_motion_time
+(docs/protocol.md).
 
 The 41 full checkerboard and traffic sequences the paper's code shipped; trajectories
 stacked as X (P, 2F), points sorted by motion, Gaussian noise sigma = 0..0.4 added to the
@@ -7,21 +8,16 @@ raw coordinates, one draw per sequence and level; six methods on the same data.
 
 import numpy as np
 
-from kssc.datasets import list_hopkins_sequences, load_hopkins_sequence
+from kssc.datasets import load_hopkins_sequence, select_hopkins_sequences
 from kssc.metrics import psnr
 
-from ._runner import data_seed, fit_methods, check_config, run_experiment
+from ._runner import Experiment, data_seed, fit_methods, summarise_by
 
 
-def sequences(exp, data_dir=None):
-    if exp.get("sequences") is not None:
-        return list(exp["sequences"])
-    return sorted(list_hopkins_sequences(subset=exp["subset"], data_dir=data_dir))
-
-
-def tasks(exp, data_dir=None):
-    return [({"noise": s, "sequence": name}, t) for t in range(exp.trials)
-            for s in exp.noise for name in sequences(exp, data_dir)]
+def tasks(exp, data_dir):
+    names = select_hopkins_sequences(exp.get("sequences"), exp["subset"], data_dir)
+    return [({"noise": s, "sequence": name}, t) for t in range(exp["trials"])
+            for s in exp["noise"] for name in names]
 
 
 def trial(context, cell, trial, seed):
@@ -33,13 +29,9 @@ def trial(context, cell, trial, seed):
     psnr_code, psnr_db = psnr(X_clean, X, unit="code"), psnr(X_clean, X, unit="db")
     rows = fit_methods(context, X, y, seed)
     for row in rows:
-        row.update(psnr_code=psnr_code, psnr_db=psnr_db, N=len(y), n_motions=len(np.unique(y)),
-                   n_frames=X.shape[1] // 2)
+        row.update(psnr_code=psnr_code, psnr_db=psnr_db, n_samples=len(y),
+                   n_motions=len(np.unique(y)), n_frames=X.shape[1] // 2)
     return rows
 
 
-def run(cfg, **kwargs):
-    cfg = check_config(cfg)
-    from ._runner import data_dir
-    exp = cfg.experiment
-    return run_experiment(cfg, tasks(exp, str(data_dir(cfg.data_dir))), trial, **kwargs)
+EXPERIMENT = Experiment(tasks=tasks, trial=trial, summary=summarise_by("noise"))

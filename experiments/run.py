@@ -1,32 +1,59 @@
 """Run one experiment: `python experiments/run.py experiment=NAME [profile=smoke|default|paper]`.
 
-Thin Hydra entry point: composes `conf/`, then calls `experiments.<NAME>.run(cfg)`, which
-writes `results/<NAME>.csv` and its sidecar `results/<NAME>.meta.json`.
+Thin Hydra entry point: composes `conf/`, then runs the experiment (`_runner.run`), which
+writes `<NAME>.csv`, its summary `<NAME>_table.csv` and its sidecar `<NAME>.meta.json` into
+the results folder: `results_dir=` when given, else Hydra's run folder
+(outputs/hydra/<time>/, one subfolder per job of a multirun), never the committed
+results/ (only `make figures` writes there). Every value set on the command line (other
+than where and how fast to run) becomes a column of the CSV, so the jobs of a sweep
+(`-m methods.kssc.lam=0.05,0.1`) can be concatenated and told apart.
 """
 
-import importlib
 import sys
 from pathlib import Path
 
 import hydra
+from hydra.core.hydra_config import HydraConfig
+from omegaconf import OmegaConf, open_dict
 
 if __package__ in (None, ""):  # run as a script: make the repository root importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from experiments._runner import check_config  # noqa: E402
+from experiments import _runner
 
-CONFIG_DIR = str(Path(__file__).resolve().parent.parent / "conf")
+CONFIG_DIR = str(_runner.CONF_DIR)
+# Overrides that choose what runs, where or how fast: not columns.
+NOT_COLUMNS = ("experiment", "profile", "results_dir", "data_dir", "n_jobs", "restart")
 
 
 def run(cfg):
-    """Dispatch a composed config to its experiment module; returns the results DataFrame."""
-    cfg = check_config(cfg)
-    module = importlib.import_module(f"experiments.{cfg.experiment.name}")
-    return module.run(cfg)
+    """Run the experiment a composed config names; returns the results DataFrame."""
+    return _runner.run(cfg)
+
+
+def override_columns(cfg, overrides):
+    """{column: value} of the command line's overrides: `methods.kssc.lam=0.05` gives column
+    `methods_kssc_lam` holding the composed value."""
+    columns = {}
+    for override in overrides:
+        key = override.split("=", 1)[0].lstrip("+~")
+        if key in NOT_COLUMNS or key.startswith("hydra") or "=" not in override:
+            continue
+        value = OmegaConf.select(cfg, key)
+        if OmegaConf.is_config(value):
+            value = OmegaConf.to_container(value, resolve=True)
+        columns[key.replace(".", "_").replace("@", "_").lower()] = value
+    return columns
 
 
 @hydra.main(version_base="1.3", config_path=CONFIG_DIR, config_name="config")
 def main(cfg):
+    hydra_cfg = HydraConfig.get()
+    with open_dict(cfg):
+        if not cfg.results_dir:
+            cfg.results_dir = hydra_cfg.runtime.output_dir
+        cfg.columns = {**override_columns(cfg, hydra_cfg.overrides.task),
+                       **OmegaConf.to_container(cfg.columns)}
     frame = run(cfg)
     print(f"{cfg.experiment.name}: {len(frame)} rows -> {Path(cfg.results_dir) / cfg.experiment.name}.csv")
 

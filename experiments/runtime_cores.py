@@ -11,24 +11,36 @@ import os
 
 from threadpoolctl import threadpool_limits
 
-from ._runner import (accepts, fit_method, method_seed, check_config, run_experiment,
-                      trial_seed)
-from .runtime_n import runtime_data, warm_up
+from kssc.datasets import make_runtime_data
+
+from ._runner import (
+    Experiment,
+    accepts,
+    data_seed,
+    fit_method,
+    method_seed,
+    summarise_by,
+    trial_seed,
+    warm_up,
+)
 
 
 def core_counts(exp):
-    return list(exp.cores) if exp.cores is not None else list(range(1, (os.cpu_count() or 1) + 1))
+    return list(exp["cores"]) if exp.get("cores") is not None else list(range(1, (os.cpu_count() or 1) + 1))
 
 
-def tasks(exp):
-    return [({"cores": c}, t) for t in range(exp.trials) for c in core_counts(exp)]
+def tasks(exp, data_dir=None):
+    return [({"cores": c}, t) for t in range(exp["trials"]) for c in core_counts(exp)]
 
 
 def trial(context, cell, trial, seed):
     exp = context["experiment"]
     # One data set per trial, shared by every core count.
     shared = trial_seed(context["seed"], {"n_per_subspace": exp["n_per_subspace"]}, trial)
-    X, y = runtime_data(exp, exp["n_per_subspace"], shared)
+    X, y = make_runtime_data(exp["n_per_subspace"], ambient_dim=exp["ambient_dim"],
+                             subspace_dim=exp["subspace_dim"], n_subspaces=exp["n_subspaces"],
+                             mean=exp["mean"], var=exp["var"], noise=exp["noise"],
+                             random_state=data_seed(shared))[:2]
     cores = cell["cores"]
     rows = []
     with threadpool_limits(limits=cores):
@@ -38,10 +50,8 @@ def trial(context, cell, trial, seed):
             rows.append(fit_method(name, method_cfg, X, y, n_clusters=len(set(y)),
                                    random_state=method_seed(shared), **params))
     for row in rows:
-        row.update(N=len(y), D=exp["ambient_dim"], data_seed=shared)
+        row.update(n_samples=len(y), ambient_dim=exp["ambient_dim"], data_seed=shared)
     return rows
 
 
-def run(cfg, **kwargs):
-    cfg = check_config(cfg)
-    return run_experiment(cfg, tasks(cfg.experiment), trial, **kwargs)
+EXPERIMENT = Experiment(tasks=tasks, trial=trial, summary=summarise_by("cores", "n_samples"))

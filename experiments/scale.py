@@ -8,13 +8,14 @@ draws subspaces of one dimension only).
 Every (N, method) is fitted in a fresh Python process (`python -m experiments.scale`, which
 prints its row as JSON), so its peak resident set size (RSS) is its own; trials run strictly
 one at a time. Besides the shared columns a row holds `n_samples`, `ambient_dim`, the stage
-times `time_neighbours`, `time_coefficients` and `time_spectral` (s, the affinity included
-in the last; `time_fit` is the whole fit), `rss_<stage>_gib` (the largest RSS sampled every
+times `time_neighbours_s`, `time_coefficients_s` and `time_spectral_s` (the affinity included
+in the last; `time_fit_s` is the whole fit), `rss_<stage>_gib` (the largest RSS sampled every
 `rss_interval` seconds while the stage ran) and `rss_peak_gib` (the process' own high-water mark,
 data generation included), in GiB, and `load_average` (the 1-minute load average when the fit
-ended: other jobs on the machine slow a timing down).
+ended: other jobs on the machine slow a timing down). The summary table holds their medians
+per (N, method) over the non-failed trials.
 
-    python experiments/run.py experiment=scale                  # results/scale.csv
+    python experiments/run.py experiment=scale                  # into Hydra's run folder
     python experiments/run.py experiment=scale profile=smoke    # N = 2,000 and 5,000
 """
 
@@ -31,37 +32,17 @@ import time
 from numbers import Integral, Real
 
 import numpy as np
-from omegaconf import OmegaConf
+
+from kssc.datasets import make_union_of_subspaces
 
 from . import _io
-from ._runner import check_config, data_seed, fit_methods, run_experiment
+from ._runner import Experiment, _exit_with_parent, data_seed, fit_methods
 
 # What every fit runs in its own process: this module (so the suite's fingerprint of this
 # experiment, which covers this file and its imports, covers the code the process runs).
 MODULE = "experiments.scale"
 STAGES = ("neighbours", "coefficients", "spectral")
 GIB = 2.0**30
-
-
-def make_union_of_subspaces(n_samples, *, ambient_dim, n_subspaces, subspace_dims, noise,
-                            random_state):
-    """(X (n_samples, ambient_dim), y): points on random subspaces of the given dimensions,
-    as equal in number as can be, shuffled."""
-    rng = np.random.default_rng(random_state)
-    sizes = np.full(n_subspaces, n_samples // n_subspaces)
-    sizes[: n_samples % n_subspaces] += 1
-    X = np.empty((n_samples, ambient_dim))
-    y = np.repeat(np.arange(n_subspaces), sizes)
-    start = 0
-    for j, size in enumerate(sizes):
-        dim = subspace_dims[j % len(subspace_dims)]
-        basis = np.linalg.qr(rng.standard_normal((ambient_dim, dim)))[0]
-        block = rng.standard_normal((size, basis.shape[1])) @ basis.T
-        X[start:start + size] = block / np.linalg.norm(block, axis=1, keepdims=True)
-        start += size
-    X += noise * rng.standard_normal(X.shape)
-    order = rng.permutation(n_samples)
-    return X[order], y[order]
 
 
 class RSSSampler(threading.Thread):
@@ -109,10 +90,11 @@ def _is_number(value):
     return isinstance(value, Real) and not isinstance(value, bool)
 
 
-def check_scale_config(cfg):
-    """`check_config` plus this experiment's values; ValueError naming the offending one."""
-    cfg = check_config(cfg)
-    exp = OmegaConf.to_container(cfg.experiment, resolve=True)
+def check(exp):
+    """This experiment's config values; ValueError naming the offending one."""
+    if importlib.util.find_spec("psutil") is None:
+        raise ImportError("The scale experiment samples memory with psutil: "
+                          "pip install -e '.[bench]'.")
     if exp.get("n_jobs") != 1:
         raise ValueError(f"experiment.n_jobs must be 1 for scale (each N is timed alone); "
                          f"got {exp.get('n_jobs')!r}.")
@@ -138,13 +120,12 @@ def check_scale_config(cfg):
     if not (_is_number(interval) and interval > 0):
         raise ValueError(f"experiment.rss_interval must be a number of seconds > 0; "
                          f"got {interval!r}.")
-    return cfg
 
 
 # --------------------------------------------------------------------------- trials
 
-def tasks(exp):
-    return [({"n_samples": n}, t) for t in range(exp.trials) for n in exp.n_samples]
+def tasks(exp, data_dir=None):
+    return [({"n_samples": n}, t) for t in range(exp["trials"]) for n in exp["n_samples"]]
 
 
 def trial(context, cell, trial, seed):
@@ -156,13 +137,14 @@ def fit_in_subprocess(exp, name, method_cfg, n_samples, seed):
     """The row of one fit run in a fresh Python process; a failed row if the process fails."""
     spec = json.dumps({"experiment": exp, "methods": {name: method_cfg}})
     done = subprocess.run([sys.executable, "-m", MODULE, "--n", str(n_samples), "--seed", str(seed),
-                           "--spec", spec], cwd=_io.REPO_ROOT, capture_output=True, text=True)
+                           "--spec", spec], cwd=_io.REPO_ROOT, capture_output=True, text=True,
+                          check=False)
     lines = done.stdout.strip().splitlines()
     if done.returncode == 0 and lines:
         return json.loads(lines[-1])
     last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-    return {"method": name, "error": np.nan, "failed": True, "time_representation": np.nan,
-            "time_fit": np.nan,
+    return {"method": name, "error_pct": np.nan, "failed": True, "time_representation_s": np.nan,
+            "time_fit_s": np.nan,
             "failure": f"fit process exited with code {done.returncode}: {last}"[:300]}
 
 
@@ -179,8 +161,8 @@ def fit_here(exp, methods, n_samples, seed):
     sampler.stop()
     row["ambient_dim"] = exp["ambient_dim"]
     # Consecutive windows of the stage times from the start of the fit.
-    ends = start + np.cumsum([row.get(f"time_{stage}", np.nan) for stage in STAGES[:-1]])
-    bounds = [start, *ends, start + row["time_fit"]]
+    ends = start + np.cumsum([row.get(f"time_{stage}_s", np.nan) for stage in STAGES[:-1]])
+    bounds = [start, *ends, start + row["time_fit_s"]]
     for stage, low, high in zip(STAGES, bounds[:-1], bounds[1:]):
         row[f"rss_{stage}_gib"] = sampler.peak(low, high) / GIB
     row["rss_peak_gib"] = peak_rss_bytes() / GIB
@@ -202,12 +184,20 @@ def peak_rss_bytes():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def run(cfg, **kwargs):
-    cfg = check_scale_config(cfg)
-    if importlib.util.find_spec("psutil") is None:
-        raise ImportError("The scale experiment samples memory with psutil: "
-                          "pip install -e '.[bench]'.")
-    return run_experiment(cfg, tasks(cfg.experiment), trial, **kwargs)
+MEDIAN_COLUMNS = ["time_neighbours_s", "time_coefficients_s", "time_spectral_s", "time_fit_s",
+                  "rss_peak_gib", "error_pct", "load_average"]
+
+
+def summary(frame, exp=None):
+    """Medians per (N, method) over the non-failed trials, and the trial counts."""
+    grouped = frame.groupby(["n_samples", "method"], sort=False)
+    table = grouped[MEDIAN_COLUMNS].agg(lambda c: c[~frame.loc[c.index, "failed"]].median())
+    table.insert(0, "n_failed", grouped["failed"].sum().astype(int))
+    table.insert(0, "n_trials", grouped.size())
+    return table.rename(columns={c: f"{c}_median" for c in MEDIAN_COLUMNS}).reset_index()
+
+
+EXPERIMENT = Experiment(tasks=tasks, trial=trial, summary=summary, check=check)
 
 
 def main(argv=None):
@@ -219,6 +209,7 @@ def main(argv=None):
     parser.add_argument("--spec", type=json.loads, required=True,
                         help='JSON {"experiment": {...}, "methods": {name: config}}, one method')
     args = parser.parse_args(argv)
+    _exit_with_parent(os.getppid())  # a killed suite leaves no fit process behind
     print(json.dumps(fit_here(args.spec["experiment"], args.spec["methods"], args.n, args.seed)))
 
 

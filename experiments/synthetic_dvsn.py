@@ -6,7 +6,7 @@ U(-0.5, 0.5)); kSSC's k = min(round(1.5 d), round(N_i / 2)) per cell (the paper 
 
 from kssc.datasets import make_dvsn_data
 
-from ._runner import data_seed, fit_methods, check_config, round_half_up, run_experiment
+from ._runner import Experiment, data_seed, fit_methods, round_half_up, summarise_by
 
 
 def neighbours_for(n_per_subspace, subspace_dim, factor=1.5):
@@ -14,10 +14,10 @@ def neighbours_for(n_per_subspace, subspace_dim, factor=1.5):
     return min(round_half_up(factor * subspace_dim), round_half_up(n_per_subspace / 2))
 
 
-def tasks(exp):
+def tasks(exp, data_dir=None):
     return [({"ambient_dim": D, "n_per_subspace": n, "subspace_dim": d}, t)
-            for t in range(exp.trials) for D in exp.ambient_dim
-            for n in exp.n_per_subspace for d in exp.subspace_dim]
+            for t in range(exp["trials"]) for D in exp["ambient_dim"]
+            for n in exp["n_per_subspace"] for d in exp["subspace_dim"]]
 
 
 def trial(context, cell, trial, seed):
@@ -27,11 +27,10 @@ def trial(context, cell, trial, seed):
     k = neighbours_for(cell["n_per_subspace"], cell["subspace_dim"], exp["k_dim_factor"])
     rows = fit_methods(context, X, y, seed, params={"kssc": {"n_neighbors": k}})
     for row in rows:
-        row["k"] = k if row["method"] == "kssc" else None
-        row["N"] = len(y)
+        row["n_neighbors"] = k if row["method"] == "kssc" else None
+        row["n_samples"] = len(y)
     return rows
 
 
-def run(cfg, **kwargs):
-    cfg = check_config(cfg)
-    return run_experiment(cfg, tasks(cfg.experiment), trial, **kwargs)
+EXPERIMENT = Experiment(tasks=tasks, trial=trial,
+                        summary=summarise_by("ambient_dim", "n_per_subspace", "subspace_dim"))

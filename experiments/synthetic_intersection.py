@@ -6,12 +6,12 @@ cut off t = 10 and labelled index i as t = i - 1; here every t is run and labell
 
 from kssc.datasets import make_intersection_data
 
-from ._runner import data_seed, fit_methods, check_config, run_experiment
+from ._runner import Experiment, data_seed, fit_methods, summarise_by
 
 
-def tasks(exp):
-    return [({"intersection_dim": t}, trial) for trial in range(exp.trials)
-            for t in exp.intersection_dim]
+def tasks(exp, data_dir=None):
+    return [({"intersection_dim": t}, trial) for trial in range(exp["trials"])
+            for t in exp["intersection_dim"]]
 
 
 def trial(context, cell, trial, seed):
@@ -22,10 +22,8 @@ def trial(context, cell, trial, seed):
                                   random_state=data_seed(seed))[:2]
     rows = fit_methods(context, X, y, seed)
     for row in rows:
-        row["N"] = len(y)
+        row["n_samples"] = len(y)
     return rows
 
 
-def run(cfg, **kwargs):
-    cfg = check_config(cfg)
-    return run_experiment(cfg, tasks(cfg.experiment), trial, **kwargs)
+EXPERIMENT = Experiment(tasks=tasks, trial=trial, summary=summarise_by("intersection_dim"))

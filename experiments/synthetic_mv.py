@@ -8,12 +8,13 @@ what the paper's panel titles show) and in true dB.
 from kssc.datasets import make_mv_data
 from kssc.metrics import psnr
 
-from ._runner import data_seed, fit_methods, check_config, run_experiment
+from ._runner import Experiment, data_seed, fit_methods, summarise_by
 
 
-def tasks(exp):
+def tasks(exp, data_dir=None):
     return [({"noise": s, "mean": m, "var": v}, t)
-            for t in range(exp.trials) for s in exp.noise for m in exp.mean for v in exp.var]
+            for t in range(exp["trials"]) for s in exp["noise"] for m in exp["mean"]
+            for v in exp["var"]]
 
 
 def trial(context, cell, trial, seed):
@@ -25,10 +26,8 @@ def trial(context, cell, trial, seed):
     psnr_code, psnr_db = psnr(X_clean, X, unit="code"), psnr(X_clean, X, unit="db")
     rows = fit_methods(context, X, y, seed)
     for row in rows:
-        row.update(psnr_code=psnr_code, psnr_db=psnr_db, N=len(y))
+        row.update(psnr_code=psnr_code, psnr_db=psnr_db, n_samples=len(y))
     return rows
 
 
-def run(cfg, **kwargs):
-    cfg = check_config(cfg)
-    return run_experiment(cfg, tasks(cfg.experiment), trial, **kwargs)
+EXPERIMENT = Experiment(tasks=tasks, trial=trial, summary=summarise_by("noise", "mean", "var"))

@@ -11,13 +11,14 @@ import pytest
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
-from experiments import _io, plot, report, scale, suite
+from experiments import _fingerprint, _io, _runner, plot, report, scale, suite
+from kssc.datasets import make_union_of_subspaces
 
 CONF = str(Path(__file__).resolve().parent.parent / "conf")
-STAGE_COLUMNS = [f"time_{stage}" for stage in scale.STAGES]
+STAGE_COLUMNS = [f"time_{stage}_s" for stage in scale.STAGES]
 RSS_COLUMNS = [f"rss_{stage}_gib" for stage in scale.STAGES] + ["rss_peak_gib"]
-COLUMNS = ["experiment", "method", "trial", "seed", "error", "failed", "time_representation",
-           "time_fit", "failure", "n_samples", *STAGE_COLUMNS, "ambient_dim", *RSS_COLUMNS,
+COLUMNS = ["experiment", "method", "trial", "seed", "error_pct", "failed", "time_representation_s",
+           "time_fit_s", "failure", "n_samples", *STAGE_COLUMNS, "ambient_dim", *RSS_COLUMNS,
            "load_average"]
 
 
@@ -32,7 +33,7 @@ def make_config(*overrides, results=None):
 @pytest.fixture(scope="module")
 def smoke(tmp_path_factory):
     results = tmp_path_factory.mktemp("scale") / "results"
-    scale.run(make_config("profile=smoke", results=results))
+    _runner.run(make_config("profile=smoke", results=results))
     return results
 
 
@@ -41,24 +42,25 @@ def test_smoke_run_writes_the_documented_columns(smoke):
     assert list(frame.columns) == COLUMNS
     assert frame["n_samples"].tolist() == [2000, 5000]
     assert not frame["failed"].any(), frame["failure"].tolist()
-    assert (frame[["time_representation", "time_fit", *STAGE_COLUMNS]] > 0).all().all()
-    assert (frame["time_fit"] >= frame[STAGE_COLUMNS].sum(axis=1)).all()
+    assert (frame[["time_representation_s", "time_fit_s", *STAGE_COLUMNS]] > 0).all().all()
+    assert (frame["time_fit_s"] >= frame[STAGE_COLUMNS].sum(axis=1)).all()
     assert (frame[RSS_COLUMNS] > 0).all().all()
     assert (frame["rss_peak_gib"] >= 0.95 * frame[RSS_COLUMNS[:-1]].max(axis=1)).all()
-    assert frame["error"].between(0, 5).all()
+    assert frame["error_pct"].between(0, 5).all()
     assert (frame["ambient_dim"] == 64).all() and (frame["load_average"] >= 0).all()
     assert frame["seed"].nunique() == 2
     meta = json.loads((smoke / "scale.meta.json").read_text())
     assert meta["config"]["experiment"]["n_samples"] == [2000, 5000]
     assert meta["n_jobs"] == 1
-    assert not (smoke / ".partial").exists()
+    assert not (smoke / ".partial" / "scale.jsonl").exists()
 
 
 def test_figure_and_report_from_the_csv(smoke, tmp_path):
     drawn = plot.plot_all(smoke, tmp_path, only=["scale"])
     assert (tmp_path / "scale.png").stat().st_size > 0 and (tmp_path / "scale.pdf").exists()
     assert set(drawn) == {"scale"}
-    text = "\n".join(report.section_scale(smoke))
+    feeds = dict(report.declared_sections())["scale"]
+    text = "\n".join(report.section(smoke, "scale", feeds))
     assert "| 2000 |" in text and "| 5000 |" in text and "log-log slope" in text
 
 
@@ -74,7 +76,7 @@ def test_figure_and_report_from_the_csv(smoke, tmp_path):
 ])
 def test_bad_config_values_raise_clear_errors(override, message, tmp_path):
     with pytest.raises(ValueError, match=message):
-        scale.run(make_config("profile=smoke", override, results=tmp_path / "results"))
+        _runner.run(make_config("profile=smoke", override, results=tmp_path / "results"))
     assert not (tmp_path / "results").exists()
 
 
@@ -82,21 +84,21 @@ def test_a_failing_fit_process_is_a_failed_row():
     exp = OmegaConf.to_container(make_config("profile=smoke").experiment)
     del exp["noise"]  # the fit process fails with KeyError before fitting
     row = scale.fit_in_subprocess(exp, "kssc", {"_target_": "kssc.KSSC"}, 100, seed=0)
-    assert row["failed"] and np.isnan(row["error"]) and row["method"] == "kssc"
+    assert row["failed"] and np.isnan(row["error_pct"]) and row["method"] == "kssc"
     assert "exited with code 1" in row["failure"] and "KeyError" in row["failure"]
 
 
 def test_fingerprint_covers_the_fit_process():
-    sources = set(suite.result_sources("scale"))
+    sources = set(_fingerprint.result_sources("scale"))
     fit_process = _io.REPO_ROOT / (scale.MODULE.replace(".", "/") + ".py")
     assert {fit_process, _io.REPO_ROOT / "experiments" / "_runner.py",
             _io.REPO_ROOT / "kssc" / "estimator.py"} <= sources
     assert "plot.py" not in {path.name for path in sources}
-    assert "scale" in suite.PAPER
+    assert suite.in_suite("scale")
 
 
 def test_union_of_subspaces_has_the_given_dimensions():
-    X, y = scale.make_union_of_subspaces(203, ambient_dim=12, n_subspaces=4,
+    X, y = make_union_of_subspaces(203, ambient_dim=12, n_subspaces=4,
                                          subspace_dims=[2, 3, 5], noise=0.0, random_state=0)
     assert X.shape == (203, 12) and np.bincount(y).tolist() == [51, 51, 51, 50]
     assert np.allclose(np.linalg.norm(X, axis=1), 1)

@@ -1,38 +1,71 @@
-"""`make figures`' driver: runs what is missing or stale, skips what is current."""
+"""`make figures`' driver: runs what is missing or stale, skips what is current, and trusts
+a CSV only when its own sidecar carries the fingerprint of the config the suite would run."""
 
 import json
 
-from experiments import suite
+from experiments import _fingerprint, _runner, suite
+from experiments.run import run
+
+
+def suite_args(results, figures):
+    return ["--profile", "smoke", "--only", "complexity", "--results", str(results),
+            "--figures", str(figures)]
 
 
 def test_suite_skips_current_results_and_reruns_stale(tmp_path, capsys, monkeypatch):
     results, figures = tmp_path / "results", tmp_path / "figures"
-    args = ["--profile", "smoke", "--only", "complexity", "--results", str(results),
-            "--figures", str(figures)]
-    suite.main(args)
+    suite.main(suite_args(results, figures))
     assert (results / "complexity.csv").exists() and (results / "REPORT.md").exists()
     assert any(figures.glob("*.png"))
-    record = json.loads((results / suite.FINGERPRINTS).read_text())
+    first = json.loads((results / "complexity.meta.json").read_text())["fingerprint"]
     first_mtime = (results / "complexity.csv").stat().st_mtime_ns
     capsys.readouterr()
 
-    suite.main(args)
+    suite.main(suite_args(results, figures))
     assert "complexity: results current" in capsys.readouterr().out
     assert (results / "complexity.csv").stat().st_mtime_ns == first_mtime
 
-    monkeypatch.setattr(suite, "code_digest", lambda name, cfg=None: "changed-code")
-    suite.main(args)
+    monkeypatch.setattr(_fingerprint, "code_digest", lambda name: "changed-code")
+    suite.main(suite_args(results, figures))
     assert "complexity: running" in capsys.readouterr().out
-    assert json.loads((results / suite.FINGERPRINTS).read_text())["complexity"] != record["complexity"]
+    assert json.loads((results / "complexity.meta.json").read_text())["fingerprint"] != first
+
+
+def test_results_written_by_another_config_are_recomputed(tmp_path, capsys):
+    # Issue 13.1: a hand run with another config (here another profile's grid) wrote the CSV;
+    # the suite used to trust FINGERPRINTS.json by name and publish those rows as current.
+    results, figures = tmp_path / "results", tmp_path / "figures"
+    suite.main(suite_args(results, figures))
+    run(suite.compose_config("complexity", "smoke", [f"results_dir={results}",
+                                                     "experiment.n_points=2"]))
+    capsys.readouterr()
+    suite.main(suite_args(results, figures))
+    assert "complexity: running" in capsys.readouterr().out
+    meta = json.loads((results / "complexity.meta.json").read_text())
+    assert meta["config"]["experiment"]["n_points"] == 3
+
+
+def test_a_csv_without_a_sidecar_is_recomputed(tmp_path, capsys):
+    results, figures = tmp_path / "results", tmp_path / "figures"
+    suite.main(suite_args(results, figures))
+    (results / "complexity.meta.json").unlink()
+    capsys.readouterr()
+    suite.main(suite_args(results, figures))
+    assert "complexity: running" in capsys.readouterr().out
 
 
 def test_result_sources_follow_imports_only():
-    names = {path.name for path in suite.result_sources("tir_large")}
-    assert {"tir_large.py", "tir.py", "_runner.py", "fista.py"} <= names
-    assert "yale.py" not in names and "plot.py" not in names
+    names = {path.name for path in _fingerprint.result_sources("hopkins_observation")}
+    assert {"hopkins_observation.py", "_observation.py", "_runner.py", "fista.py"} <= names
+    assert "yale.py" not in names and "plot.py" not in names and "report.py" not in names
 
 
-def test_result_sources_include_the_modules_the_config_instantiates():
-    cfg = suite.compose_config("hopkins155", "smoke")
-    assert "_tuned.py" in {path.name for path in suite.result_sources("hopkins155", cfg)}
-    assert "_tuned.py" not in {path.name for path in suite.result_sources("tir", suite.compose_config("tir", "smoke"))}
+def test_result_sources_do_not_follow_the_configs_targets_into_experiments():
+    # The tuned estimators move into kssc/ and baselines/, which every fingerprint covers.
+    assert "_tuned.py" not in {path.name for path in _fingerprint.result_sources("hopkins155")}
+
+
+def test_the_suite_runs_every_experiment_but_the_long_benchmarks():
+    names = _runner.experiment_names()
+    assert {"tir", "scale", "digits"} <= {n for n in names if suite.in_suite(n)}
+    assert not suite.in_suite("hopkins155") and not suite.in_suite("yale_subjects")

@@ -13,6 +13,7 @@ Fetching is not imported here, so that `python -m kssc.datasets.fetch` runs clea
 
 from ._integrity import DataCorruptError
 from ._paths import DATASETS, DataNotFoundError, get_data_dir
+from .cached import select_hopkins_sequences, tir_spectra, yaleb_subject_images
 from .hopkins import PAPER41, list_hopkins_sequences, load_hopkins, load_hopkins_sequence
 from .synthetic import (
     dependent_coefficients,
@@ -24,6 +25,7 @@ from .synthetic import (
     random_orthonormal,
 )
 from .tir import load_tir_library, make_tir, make_tir_large
+from .union import make_union_of_subspaces
 from .yaleb import SUBJECTS as YALEB_SUBJECTS
 from .yaleb import list_yaleb_images, load_yaleb
 
@@ -49,4 +51,8 @@ __all__ = [
     "make_tir",
     "make_tir_large",
     "random_orthonormal",
+    "make_union_of_subspaces",
+    "select_hopkins_sequences",
+    "tir_spectra",
+    "yaleb_subject_images",
 ]

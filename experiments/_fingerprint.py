@@ -1,0 +1,62 @@
+"""The fingerprint of a results CSV: a hash of the config that decides the results and one of
+the code that computes them.
+
+The runner writes it into the CSV's sidecar; `suite.py` recomputes a CSV whose sidecar's
+fingerprint differs from that of the config it would run, whoever wrote the CSV. The code
+is kssc/, baselines/, the runner machinery (MACHINERY) and the experiment's module with the
+experiments modules it imports.
+"""
+
+import hashlib
+import re
+
+from omegaconf import OmegaConf
+
+from . import _io
+
+# Keys that change where or how fast a run goes but not what it computes: left out of the
+# fingerprint and the checkpoint hash (a resumed run may use another n_jobs). `feeds` holds
+# the figures and claims drawn from the results, not the results.
+_NON_RESULT_KEYS = ("n_jobs", "restart", "results_dir", "data_dir", "hydra", "profile", "feeds")
+MACHINERY = ("__init__.py", "_runner.py", "_io.py", "_fingerprint.py", "conventions.py")
+_IMPORT = re.compile(r"^from (?:experiments\.|\.)(\w+) import|^from (?:experiments|\.) import (\w+)",
+                     re.MULTILINE)
+
+
+def result_config(conf):
+    """The part of a config that decides the results (what the fingerprint hashes)."""
+    kept = {key: value for key, value in conf.items() if key not in _NON_RESULT_KEYS}
+    kept["experiment"] = {k: v for k, v in conf["experiment"].items() if k not in _NON_RESULT_KEYS}
+    return kept
+
+
+def result_sources(name):
+    """The files whose code computes experiment `name`'s results: kssc/, baselines/, the
+    runner machinery, the experiment's module and the experiments modules it imports."""
+    root = _io.REPO_ROOT
+    files = {*root.joinpath("kssc").rglob("*.py"), *root.joinpath("baselines").rglob("*.py"),
+             *(root / "experiments" / f for f in MACHINERY)}
+    todo = [root / "experiments" / f"{name}.py"]
+    while todo:
+        path = todo.pop()
+        if path in files or not path.exists():
+            continue
+        files.add(path)
+        for groups in _IMPORT.findall(path.read_text()):
+            todo += [root / "experiments" / f"{module}.py" for module in groups if module]
+    return sorted(files)
+
+
+def code_digest(name):
+    """Hash of the source files that compute experiment `name`'s results."""
+    digest = hashlib.sha256()
+    for path in result_sources(name):
+        digest.update(str(path.relative_to(_io.REPO_ROOT)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def fingerprint(cfg):
+    """`<config hash>-<code hash>` of the results this config computes with this code."""
+    conf = cfg if isinstance(cfg, dict) else OmegaConf.to_container(cfg, resolve=True)
+    return f"{_io.config_hash(result_config(conf))}-{code_digest(conf['experiment']['name'])}"

@@ -1,0 +1,54 @@
+"""The digits experiment, declared by its config and module only: every method scores
+above chance on scikit-learn's bundled digits, its scores agree with scikit-learn's
+metrics, and the report and the claims pick it up without a line elsewhere."""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hydra import compose, initialize_config_dir
+from sklearn.metrics import adjusted_rand_score
+
+from experiments import _runner, report
+from experiments.digits import SCORES
+
+CONF = str(Path(__file__).resolve().parent.parent / "conf")
+
+
+@pytest.fixture(scope="module")
+def smoke(tmp_path_factory):
+    results = tmp_path_factory.mktemp("digits")
+    with initialize_config_dir(config_dir=CONF, version_base="1.3"):
+        cfg = compose("config", overrides=["experiment=digits", "profile=smoke", "n_jobs=1",
+                                           f"results_dir={results}"])
+    frame = _runner.run(cfg)
+    return results, frame
+
+
+def test_every_method_clusters_the_digits_well_above_chance(smoke):
+    _, frame = smoke
+    assert set(frame["method"]) == {"kssc", "ssc", "tsc", "spectral_knn", "kmeans"}
+    assert not frame["failed"].any(), frame["failure"].tolist()
+    assert (frame["accuracy_pct"] > 50).all()  # chance is about 10 %
+    assert np.allclose(frame["accuracy_pct"], 100 - frame["error_pct"])
+    assert frame["nmi"].between(0, 1).all() and (frame["ari"] > 0.3).all()
+    assert (frame["n_samples"] == 300).all() and (frame["ambient_dim"] == 64).all()
+
+
+def test_the_scores_are_scikit_learns():
+    y = np.array([0, 0, 1, 1, 2, 2])
+    labels = np.array([1, 1, 0, 2, 2, 2])
+    assert SCORES["ari"](y, labels) == adjusted_rand_score(y, labels)
+
+
+def test_summary_table_and_report_section(smoke):
+    results, frame = smoke
+    table = pd.read_csv(results / "digits_table.csv")
+    kssc = table.set_index("method").loc["kssc"]
+    assert kssc["accuracy_pct_mean"] == pytest.approx(frame.loc[frame["method"] == "kssc",
+                                                                "accuracy_pct"].mean())
+    feeds = dict(report.declared_sections())["digits"]
+    text = "\n".join(report.section(results, "digits", feeds))
+    assert "Spectral (kNN graph)" in text and "k-means" in text
+    assert text.count("- Claim:") == 1 and "not run" not in text
