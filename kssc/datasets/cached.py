@@ -29,7 +29,32 @@ def yaleb_subject_images(subject, *, size, include_bad, n_per_subject, data_dir=
 
 
 def select_hopkins_sequences(sequences=None, subset="paper41", data_dir=None):
-    """The sequences named, or else every sequence of `subset` in ASCII order."""
+    """The sequences named, or else every sequence of `subset` in ASCII order.
+
+    Parameters
+    ----------
+    sequences : sequence of str or None, default=None
+        Names to use as given; None selects by `subset`.
+    subset : str, default="paper41"
+        Passed to `list_hopkins_sequences` when `sequences` is None.
+    data_dir : str, path or None, default=None
+        Data folder (`get_data_dir`).
+
+    Returns
+    -------
+    names : list of str
+        Sequence names.
+
+    See Also
+    --------
+    list_hopkins_sequences : The sequences of a subset.
+
+    Examples
+    --------
+    >>> from kssc.datasets import select_hopkins_sequences
+    >>> select_hopkins_sequences(["cars1", "1R2RC"])
+    ['cars1', '1R2RC']
+    """
     if sequences is not None:
         return list(sequences)
     return sorted(list_hopkins_sequences(subset=subset, data_dir=data_dir))

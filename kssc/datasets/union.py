@@ -12,10 +12,39 @@ def make_union_of_subspaces(n_samples, *, ambient_dim, n_subspaces, subspace_dim
     N(0, noise^2) noise is added per coordinate. The subspaces hold as equal a number of
     points as can be.
 
+    Parameters
+    ----------
+    n_samples : int
+        Number of points.
+    ambient_dim : int
+        Dimension D of the space the subspaces live in.
+    n_subspaces : int
+        Number of subspaces.
+    subspace_dims : sequence of int
+        Dimensions, used in turn for subspace 0, 1, ...
+    noise : float
+        Standard deviation of the Gaussian noise added to every coordinate.
+    random_state : int, numpy Generator or None, default=None
+        Seed of `numpy.random.default_rng`.
+
     Returns
     -------
     X : ndarray of shape (n_samples, ambient_dim)
-    y : ndarray of shape (n_samples,), the subspace of each point.
+        The points, in random order.
+    y : ndarray of shape (n_samples,)
+        The subspace of each point.
+
+    See Also
+    --------
+    make_subspaces : Subspaces of one dimension with the paper's generator.
+
+    Examples
+    --------
+    >>> from kssc.datasets import make_union_of_subspaces
+    >>> X, y = make_union_of_subspaces(100, ambient_dim=8, n_subspaces=3,
+    ...                                subspace_dims=[2, 3], noise=0.0, random_state=0)
+    >>> X.shape, sorted(set(y.tolist()))
+    ((100, 8), [0, 1, 2])
     """
     rng = np.random.default_rng(random_state)
     sizes = np.full(n_subspaces, n_samples // n_subspaces)
