@@ -114,7 +114,7 @@ def run_driver(octave, reference, mex_dir, work_dir, in_file, out_file, timeout=
     program = "".join(f"addpath('{p}');" for p in paths)
     program += f"xcheck_driver('{in_file}', '{out_file}');"
     done = subprocess.run([octave, "--no-gui", "--quiet", "--no-window-system", "--eval", program],
-                          capture_output=True, text=True, cwd=work_dir, timeout=timeout)
+                          check=False, capture_output=True, text=True, cwd=work_dir, timeout=timeout)
     if done.returncode or not Path(out_file).is_file():
         raise RuntimeError(f"Octave failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
     return scipy.io.loadmat(out_file, squeeze_me=False)

@@ -16,7 +16,13 @@ from kssc.metrics import clustering_error
 from kssc.spectral import _normalized_affinity, ncut, ncut_embedding, top_eigenvectors
 
 from .compare import label_agreement, max_abs_dz
-from .environment import REPO_ROOT, build_mex, find_octave, find_reference, missing_requirements
+from .environment import (
+    REPO_ROOT,
+    build_mex,
+    find_octave,
+    find_reference,
+    missing_requirements,
+)
 from .inputs import kdtree_stand_in, random_labelings, union_of_subspaces, write_inputs
 from .octave import run_driver
 
@@ -36,9 +42,9 @@ Z_METHODS = {
                     "kssc_relaxed (MEX selmult_mt_m_fast, solve_l1_spm)",
                     lambda s: KSSC(s["n_clusters"], n_neighbors=s["kssc_k"], lam=s["lambda"],
                                    positive=False),
-                    "theirs: signed soft-threshold (solve_l1_spm), one FISTA over all points "
+                    ("theirs: signed soft-threshold (solve_l1_spm), one FISTA over all points "
                     "(shared rho, stop on the total objective); ours positive=False, per point; "
-                    "the lasso is flat here: objectives agree to 5e-4 per point where Z differs"),
+                    "the lasso is flat here: objectives agree to 5e-4 per point where Z differs")),
     "ssc": ("SSC relaxed", "ssc_relaxed",
             lambda s: SSC(s["n_clusters"], lam=s["lambda"]), ""),
     "ssc_par": ("SSC relaxed (per point)", "ssc_relaxed_par",
