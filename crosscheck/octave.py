@@ -103,18 +103,28 @@ def reference_paths(reference):
             reference / "libs" / "SSSC", reference / "libs" / "SSSC" / "usages"]
 
 
-def run_driver(octave, reference, mex_dir, work_dir, in_file, out_file, timeout=900):
-    """Run the driver on `in_file` in a fresh Octave; return the saved outputs as a dict."""
+def call_octave(octave, reference, mex_dir, work_dir, function, source, *args, timeout=None):
+    """Write `source` as `work_dir/<function>.m` and run `function(args...)` in a fresh Octave.
+
+    The authors' folders, the MEX builds and `work_dir` (with the VLFeat stand-ins) are put
+    on Octave's path, `work_dir` first. Raises RuntimeError with Octave's messages on failure.
+    """
     work_dir = Path(work_dir)
-    (work_dir / "xcheck_driver.m").write_text(DRIVER)
+    (work_dir / f"{function}.m").write_text(source)
     (work_dir / "vl_kdtreebuild.m").write_text(VL_KDTREEBUILD)
     (work_dir / "vl_kdtreequery.m").write_text(VL_KDTREEQUERY)
-    # The work folder comes first on the path, so the MEX builds and stand-ins are found.
+    # addpath prepends: the folder added last (work_dir) is searched first.
     paths = [str(p) for p in reference_paths(reference)] + [str(mex_dir), str(work_dir)]
     program = "".join(f"addpath('{p}');" for p in paths)
-    program += f"xcheck_driver('{in_file}', '{out_file}');"
+    program += f"{function}(" + ", ".join(f"'{a}'" for a in args) + ");"
     done = subprocess.run([octave, "--no-gui", "--quiet", "--no-window-system", "--eval", program],
                           check=False, capture_output=True, text=True, cwd=work_dir, timeout=timeout)
-    if done.returncode or not Path(out_file).is_file():
+    if done.returncode:
         raise RuntimeError(f"Octave failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
+
+
+def run_driver(octave, reference, mex_dir, work_dir, in_file, out_file, timeout=900):
+    """Run the driver on `in_file` in a fresh Octave; return the saved outputs as a dict."""
+    call_octave(octave, reference, mex_dir, work_dir, "xcheck_driver", DRIVER, in_file, out_file,
+                timeout=timeout)
     return scipy.io.loadmat(out_file, squeeze_me=False)

@@ -115,3 +115,22 @@ def test_crosscheck_matches_the_authors_code(tmp_path):
         assert table.loc[method, "max_abs_dZ"] < 1e-8, method
     assert table.loc["misclassification metric", "max_abs_d_error"] < 1e-9
     assert find_reference() is not None
+
+
+def test_cell_graph_stats_hand_computed():
+    from types import SimpleNamespace
+
+    from crosscheck.dvsn import cell_graph_stats
+
+    # Two subspaces of three points; point 2 picks a neighbour (3) of the other subspace.
+    # Subspace 1 (points 3, 4, 5) has point 5 linked only across, so its graph is split.
+    y = np.array([0, 0, 0, 1, 1, 1])
+    neighbours = np.array([[1], [0], [3], [4], [3], [2]])
+    Z = sp.csr_matrix((np.ones(6), (np.arange(6), neighbours[:, 0])), shape=(6, 6))
+    model = SimpleNamespace(neighbors_=neighbours, representation_matrix_=Z,
+                            affinity_matrix_=abs(Z) + abs(Z).T)
+    stats = cell_graph_stats(model, y)
+    assert stats["cross_neighbours"] == pytest.approx(2 / 6)
+    assert stats["cross_coefficients"] == pytest.approx(2 / 6)
+    assert stats["connected_subspaces"] == 0  # {0,1} | {2} and {3,4} | {5}
+    assert stats["components"] == 2  # {0, 1} and {2, 3, 4, 5}
