@@ -9,7 +9,8 @@
 - whether the authors' `ncutW` throws on that W (run in Octave when it is available): their
   `test_synthetic_dvsn.m` catches the error and leaves the cell's error at its initial 0 %
   (protocol discrepancy 27), so the paper scores such a failed clustering as perfect.
-Writes the table to --output (default: a temporary file; never into results/).
+Writes the cell table to --output (default: a temporary file); the committed one is
+`results/crosscheck_dvsn.csv`.
 """
 
 import argparse
@@ -22,6 +23,7 @@ import pandas as pd
 import scipy.io
 from scipy.sparse.csgraph import connected_components
 
+from experiments._io import write_csv
 from experiments._runner import data_seed, method_seed
 from experiments.synthetic_dvsn import neighbours_for
 from kssc import KSSC
@@ -140,7 +142,7 @@ def main(argv=None):
                                            "trial", "error"]].rename(columns={"error": "error_ssc"})
     merged, lines = summarise(table, ssc)
     output = args.output or Path(tempfile.gettempdir()) / "kssc_dvsn_cells.csv"
-    merged.to_csv(output, index=False)
+    write_csv(merged, output)
     print("\n".join(lines))
     print(f"cell table: {output}")
     return 0
