@@ -10,7 +10,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv test test-all lint bench data data-verify figures plots report clean
+.PHONY: help venv test test-all lint bench data data-verify figures plots report crosscheck docs clean
 
 help:
 	@echo "make test      run the default test suite (about 5 minutes)"
@@ -21,6 +21,7 @@ help:
 	@echo "make bench     print the speed and memory benchmarks"
 	@echo "make test-all  also run the tests marked slow"
 	@echo "make lint      check the code with ruff (rules in pyproject.toml)"
+	@echo "make crosscheck  compare with the authors' MATLAB code in GNU Octave (skipped without Octave)"
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -68,6 +69,11 @@ plots: $(STAMP)
 
 report: $(STAMP)
 	$(PY) -m experiments.report
+
+# Side by side with the authors' code (../shared/reference/kssc-matlab or KSSC_REFERENCE_DIR)
+# in GNU Octave; writes results/crosscheck.csv. Prints why and succeeds when either is absent.
+crosscheck: $(STAMP)
+	$(PY) -m crosscheck
 
 clean:
 	@read -r -p "Remove .venv and Python caches (results/ and figures/ are kept)? [y/N] " answer; \
