@@ -1,5 +1,6 @@
 """k-SSC: sparse subspace clustering by nearest neighbour filtering."""
 
+from .admm import ADMM
 from .estimator import KSSC
 from .metrics import clustering_error, psnr
 from .neighbours import nearest_neighbours
@@ -8,6 +9,7 @@ from .spectral import estimate_n_clusters, ncut, spectral_clustering
 __version__ = "0.1.0"
 
 __all__ = [
+    "ADMM",
     "KSSC",
     "clustering_error",
     "estimate_n_clusters",
