@@ -18,7 +18,9 @@ def global_scale(X, gamma=None):
     scale = np.abs(G).max(axis=1)
     if gamma is not None:
         scale = np.maximum(scale, np.abs(X).max(axis=1) / gamma)
-    return max(float(scale.min()), np.finfo(float).tiny)
+    # Points with no correlation get the zero code under any lam: they do not set the scale.
+    positive = scale[scale > 0]
+    return float(positive.min()) if positive.size else 1.0
 
 
 def ssc_admm(X, lam_eff, mu2, *, q=0.0, gamma=None, affine=False, positive=False, tol=2e-4,

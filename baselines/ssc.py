@@ -159,4 +159,4 @@ class SSC(SelfExpressiveClustering):
             P, lam * self.l1_ratio, 1.0 / self.lam, q=(1.0 - self.l1_ratio) / self.l1_ratio,
             gamma=gamma, affine=admm.affine, positive=self.positive, tol=admm.tol,
             max_iter=admm.max_iter)
-        return C, n_iter, np.array([converged])
+        return C, n_iter, np.full(len(P), converged)

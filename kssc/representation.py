@@ -50,9 +50,12 @@ def penalty(X, indices, lam, lam_mode, *, positive, outlier_gamma=None, chunk_si
     scale = np.concatenate([
         _chunk_scale(X, np.arange(s, min(s + chunk_size, n)), indices[s:s + chunk_size],
                      positive, outlier_gamma) for s in range(0, n, chunk_size)])
+    # A point with lambda_max <= 0 gets the zero code under any lam: it must not set the
+    # scale (1 stands in for it, and for a data set of such points).
+    positive_scale = scale > 0
     if lam_mode == "global":
-        scale = np.full(n, scale.min())
-    return lam * np.maximum(scale, np.finfo(float).tiny)
+        return np.full(n, lam * (scale[positive_scale].min() if positive_scale.any() else 1.0))
+    return lam * np.where(positive_scale, scale, 1.0)
 
 
 def outlier_gamma(X, lam):
