@@ -22,7 +22,6 @@ Differences from the authors' MATLAB code:
 from numbers import Integral, Real
 
 import numpy as np
-
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from kssc._base import SelfExpressiveClustering, unit_rows

@@ -22,7 +22,6 @@ def _problem(n=40, d=6, k=7, seed=0):
 
 
 def _reference(model, X, indices):
-    d = X.shape[1]
     return np.array([model.fit(X[indices[i]].T, X[i]).coef_ for i in range(len(X))])
 
 
