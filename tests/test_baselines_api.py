@@ -119,8 +119,9 @@ def test_contract_attributes(estimator):
     assert (abs(W - W.T)).max() < 1e-12
     if isinstance(estimator, SSSC):
         assert not hasattr(estimator, "representation_matrix_")
-        assert W.shape == (20, 20)
-        assert estimator.in_sample_indices_.shape == (20,)
+        # The default in-sample set: min(n_samples, max(100, 10 n_clusters)) = all 30.
+        assert W.shape == (30, 30)
+        assert estimator.in_sample_indices_.shape == (30,)
     else:
         Z = estimator.representation_matrix_
         assert Z.format == "csr" and Z.shape == (30, 30)
