@@ -7,8 +7,12 @@ As run by the k-SSC authors (`gfs_sc(X, kmax)`, docs/protocol.md 2.1 and D19).
 Differences from Dyer et al.:
 - the pick is the largest *signed* inner product with the residual (the authors' code),
   not its absolute value; already picked points stay candidates;
-- the affinity is binary over the picked points (the authors' code); `affinity=
-  "coefficients"` uses |least-squares coefficients| instead;
+- the affinity is |least-squares coefficients| over the picks by default; the authors'
+  code used a binary affinity over the picked points (`affinity="binary"`, what the
+  paper's experiments ran, conf/method/gfs.yaml). With noise every point picks all k_max
+  points, the ones past its subspace's dimension from other subspaces; with a binary
+  affinity these weigh as much as the rest, and N-Cut fails even on an easy union
+  (tests/test_baselines.py);
 - spectral step: N-Cut of |Z| + |Z|^T (Cour, Yu and Shi), points normalised to unit norm.
 Differences from the authors' MATLAB code:
 - a point stops as soon as ||residual|| <= tol, also before k_max picks (the released code
@@ -40,8 +44,9 @@ class GFS(SelfExpressiveClustering):
         Largest number of points each point selects; must be < n_samples.
     tol : float, default=1e-3
         A point stops selecting once the norm of its residual is <= tol.
-    affinity : {"binary", "coefficients"}, default="binary"
-        Z[i, j] = 1 for every selected j (the authors' code), or the absolute least-squares coefficient.
+    affinity : {"coefficients", "binary"}, default="coefficients"
+        Z[i, j] = the absolute least-squares coefficient of every selected j, or 1 (the
+        authors' code).
     assign_labels : {"discretize", "kmeans", "njw"}, default="discretize"
         Label assignment of the spectral step (`kssc.spectral_clustering`).
     max_clusters : int, default=20
@@ -93,7 +98,7 @@ class GFS(SelfExpressiveClustering):
         "affinity": [StrOptions({"binary", "coefficients"})],
     }
 
-    def __init__(self, n_clusters=None, *, k_max=10, tol=1e-3, affinity="binary",
+    def __init__(self, n_clusters=None, *, k_max=10, tol=1e-3, affinity="coefficients",
                  assign_labels="discretize", max_clusters=20, random_state=None, verbose=0):
         self.n_clusters = n_clusters
         self.k_max = k_max

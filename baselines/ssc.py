@@ -21,13 +21,18 @@ Differences from the authors' MATLAB code:
 
 from numbers import Integral, Real
 
+import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from kssc._base import SelfExpressiveClustering, lam_max_reason, unit_rows
 from kssc._validation import normalize_rows
+from kssc.admm import ADMM
 from kssc.estimator import warn_not_converged
+from kssc.representation import outlier_gamma
+from kssc.sparsify import AFFINITIES, max_normalize_rows, threshold_rows
 
 from ._sparse import dense_to_csr
+from ._ssc_admm import global_scale, ssc_admm
 from ._ssc_solvers import ssc_fista, ssc_ladmpsap
 
 
@@ -37,17 +42,34 @@ class SSC(SelfExpressiveClustering):
     min_Z lam * ||Z||_1 + 1/2 * ||X - Z X||_F^2 (relaxed) or
     min_Z lam * ||Z||_1 + 1/2 * ||E||_F^2 s.t. X = Z X + E (exact), with diag(Z) = 0,
     then N-Cut of ``|Z| + |Z|^T``. Points are normalised to unit norm first. Memory is O(N^2).
+    Options give Elhamifar and Vidal's own model and solver instead (`kssc.ADMM`, global
+    penalty, thrC, max-normalised rows).
 
     Parameters
     ----------
     n_clusters : int or None, default=None
         Number of clusters; None estimates it from the eigen-gap.
     lam : float, default=0.1
-        The l1 weight (absolute, on unit-norm points).
-    solver : {"relaxed", "exact"}, default="relaxed"
-        FISTA with backtracking (`ssc_relaxed`) or linearised ADMM (`ssc_exact`).
+        l1 weight; with ``lam_mode="global"`` a fraction of lam0 = min_i max_{j != i}
+        |x_i^T x_j| (Elhamifar and Vidal's 1 / alpha). An `ADMM` solver runs with penalty
+        1 / lam.
+    lam_mode : {"absolute", "global"}, default="absolute"
+        Whether `lam` is the weight itself or a fraction of lam0.
+    l1_ratio : float in (0, 1], default=1.0
+        Elastic net (as EnSC), lam * (l1_ratio ||z||_1 + (1 - l1_ratio) / 2 ||z||^2); below 1
+        only with an `ADMM` solver.
+    solver : {"relaxed", "exact"} or ADMM, default="relaxed"
+        FISTA with backtracking (`ssc_relaxed`), linearised ADMM (`ssc_exact`), or
+        `kssc.ADMM`: Elhamifar and Vidal's ADMM over all points (``stopping="all"`` only),
+        with their affine constraint and outlier term as options, its own tol and max_iter.
     positive : bool, default=True
         Non-negative coefficients, as the authors' code; False for signed ones.
+    normalize : bool, default=True
+        Code unit-norm points (the k-SSC authors' code); False codes the points as given.
+    threshold : float in (0, 1] or None, default=None
+        thrC: keep each point's largest coefficients holding this share of its l1 mass.
+    affinity : {"symmetric", "max_normalized"}, default="symmetric"
+        |Z| + |Z|^T, or with every row first divided by its largest |entry| (BuildAdjacency).
     column_wise : bool, default=False
         Per-point step constants and stopping rule (`ssc_relaxed_par`, `ssc_exact_par`)
         instead of one solver over the whole matrix with a rule on the total objective.
@@ -100,20 +122,32 @@ class SSC(SelfExpressiveClustering):
     _parameter_constraints = {
         **SelfExpressiveClustering._parameter_constraints,
         "lam": [Interval(Real, 0, None, closed="neither")],
-        "solver": [StrOptions({"relaxed", "exact"})],
+        "lam_mode": [StrOptions({"absolute", "global"})],
+        "l1_ratio": [Interval(Real, 0, 1, closed="right")],
+        "solver": [StrOptions({"relaxed", "exact"}), ADMM],
         "positive": ["boolean"],
+        "normalize": ["boolean"],
+        "threshold": [Interval(Real, 0, 1, closed="right"), None],
+        "affinity": [StrOptions(set(AFFINITIES))],
         "column_wise": ["boolean"],
         "tol": [Interval(Real, 0, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
     }
 
-    def __init__(self, n_clusters=None, *, lam=0.1, solver="relaxed", positive=True,
-                 column_wise=False, tol=1e-6, max_iter=200, assign_labels="discretize",
-                 max_clusters=20, random_state=None, verbose=0):
+    def __init__(self, n_clusters=None, *, lam=0.1, lam_mode="absolute", l1_ratio=1.0,
+                 solver="relaxed", positive=True, normalize=True, threshold=None,
+                 affinity="symmetric", column_wise=False, tol=1e-6, max_iter=200,
+                 assign_labels="discretize", max_clusters=20, random_state=None,
+                 verbose=0):
         self.n_clusters = n_clusters
         self.lam = lam
+        self.lam_mode = lam_mode
+        self.l1_ratio = l1_ratio
         self.solver = solver
         self.positive = positive
+        self.normalize = normalize
+        self.threshold = threshold
+        self.affinity = affinity
         self.column_wise = column_wise
         self.tol = tol
         self.max_iter = max_iter
@@ -123,18 +157,50 @@ class SSC(SelfExpressiveClustering):
         self.verbose = verbose
 
     def _representation(self, X, random_state):
-        X_unit = unit_rows(X)
-        if self.solver == "relaxed":
-            C, n_iter, converged = ssc_fista(
-                X_unit, self.lam, positive=self.positive, column_wise=self.column_wise,
-                tol=self.tol, max_iter=self.max_iter)
+        P = unit_rows(X) if self.normalize else X.astype(float, copy=False)
+        if isinstance(self.solver, ADMM):
+            C, n_iter, converged = self._admm(P)
+            warn_not_converged(converged, "SSC ADMM", self.solver.max_iter)
         else:
-            C, n_iter, converged = ssc_ladmpsap(
-                X_unit, self.lam, positive=self.positive, column_wise=self.column_wise,
-                tol_primal=1e3 * self.tol, tol_change=1e2 * self.tol, max_iter=self.max_iter)
-        warn_not_converged(converged, f"SSC {self.solver}", self.max_iter)
-        return dense_to_csr(C), {"n_iter": n_iter if self.column_wise else int(n_iter.max())}
+            if self.l1_ratio < 1:
+                raise ValueError(f"l1_ratio={self.l1_ratio} needs an ADMM solver; "
+                                 f"solver={self.solver!r} codes the lasso only.")
+            lam = self.lam * (global_scale(P) if self.lam_mode == "global" else 1.0)
+            C, n_iter, converged = self._fista_or_ladmpsap(P, lam)
+            warn_not_converged(converged, f"SSC {self.solver}", self.max_iter)
+            n_iter = n_iter if self.column_wise else int(n_iter.max())
+        if self.threshold is not None:
+            C = threshold_rows(C, self.threshold)
+        Z = dense_to_csr(C)
+        if self.affinity == "max_normalized":
+            Z = max_normalize_rows(Z)
+        return Z, {"n_iter": n_iter}
+
+    def _fista_or_ladmpsap(self, P, lam):
+        if self.solver == "relaxed":
+            return ssc_fista(P, lam, positive=self.positive, column_wise=self.column_wise,
+                             tol=self.tol, max_iter=self.max_iter)
+        return ssc_ladmpsap(P, lam, positive=self.positive, column_wise=self.column_wise,
+                            tol_primal=1e3 * self.tol, tol_change=1e2 * self.tol,
+                            max_iter=self.max_iter)
+
+    def _admm(self, P):
+        admm = self.solver
+        admm.validate()
+        if admm.stopping != "all":
+            raise ValueError("SSC's ADMM shares one system over all points and stops them "
+                             f"together: ADMM(stopping='all') only; got {admm.stopping!r}.")
+        gamma = outlier_gamma(P, self.lam) if admm.outlier else None
+        lam = self.lam * (global_scale(P, gamma) if self.lam_mode == "global" else 1.0)
+        C, n_iter, converged = ssc_admm(
+            P, lam * self.l1_ratio, 1.0 / self.lam, q=(1.0 - self.l1_ratio) / self.l1_ratio,
+            gamma=gamma, affine=admm.affine, positive=self.positive, tol=admm.tol,
+            max_iter=admm.max_iter)
+        return C, n_iter, np.full(len(P), converged)
 
     def _isolation_reason(self, X, isolated):
-        X_unit, _ = normalize_rows(X.astype(float, copy=False))
-        return lam_max_reason(self.lam, X_unit, isolated, positive=self.positive)
+        if self.lam_mode == "global":
+            return (f"lam={self.lam:g} >= 1 with lam_mode='global' is at least the smallest "
+                    "lambda_max: that point's code is zero." if self.lam >= 1 else "")
+        P = normalize_rows(X.astype(float, copy=False))[0] if self.normalize else X
+        return lam_max_reason(self.lam, P, isolated, positive=self.positive)

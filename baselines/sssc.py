@@ -105,8 +105,11 @@ class SSSC(ProgressMixin, ClusterMixin, BaseEstimator):
     ----------
     n_clusters : int or None, default=None
         Number of clusters; None estimates it from the in-sample eigen-gap.
-    n_in_sample : int, default=20
-        Points in the in-sample set; from n_clusters to n_samples.
+    n_in_sample : int or None, default=None
+        Points in the in-sample set; from n_clusters to n_samples. None takes
+        min(n_samples, max(100, 10 * n_clusters)). The authors' 20 (what the paper's
+        experiments ran, conf/method/sssc.yaml) leaves a few in-sample points per cluster,
+        too few to find the clusters even on an easy union (tests/test_baselines.py).
     lam : float, default=0.1
         The l1 weight of the in-sample coding.
     kappa : float, default=1e-6
@@ -155,7 +158,7 @@ class SSSC(ProgressMixin, ClusterMixin, BaseEstimator):
 
     _parameter_constraints = {
         "n_clusters": [Interval(Integral, 1, None, closed="left"), None],
-        "n_in_sample": [Interval(Integral, 2, None, closed="left")],
+        "n_in_sample": [Interval(Integral, 2, None, closed="left"), None],
         "lam": [Interval(Real, 0, None, closed="neither")],
         "kappa": [Interval(Real, 0, None, closed="left")],
         "assign_labels": [StrOptions(set(ASSIGN_LABELS))],
@@ -164,7 +167,7 @@ class SSSC(ProgressMixin, ClusterMixin, BaseEstimator):
         "verbose": ["verbose"],
     }
 
-    def __init__(self, n_clusters=None, *, n_in_sample=20, lam=0.1, kappa=1e-6,
+    def __init__(self, n_clusters=None, *, n_in_sample=None, lam=0.1, kappa=1e-6,
                  assign_labels="kmeans", max_clusters=20, random_state=None, verbose=0):
         self.n_clusters = n_clusters
         self.n_in_sample = n_in_sample
@@ -194,15 +197,18 @@ class SSSC(ProgressMixin, ClusterMixin, BaseEstimator):
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         n = X.shape[0]
         n_clusters = check_n_clusters(self.n_clusters, n)
-        if self.n_in_sample > n:
-            raise ValueError(f"n_in_sample={self.n_in_sample} must be <= n_samples={n}.")
-        if n_clusters is not None and self.n_in_sample < n_clusters:
-            raise ValueError(f"n_in_sample={self.n_in_sample} must be >= n_clusters={n_clusters}: "
+        n_in_sample = self.n_in_sample
+        if n_in_sample is None:
+            n_in_sample = min(n, max(100, 10 * (n_clusters or 0)))
+        if n_in_sample > n:
+            raise ValueError(f"n_in_sample={n_in_sample} must be <= n_samples={n}.")
+        if n_clusters is not None and n_in_sample < n_clusters:
+            raise ValueError(f"n_in_sample={n_in_sample} must be >= n_clusters={n_clusters}: "
                              "every cluster needs in-sample points.")
         rng = check_random_state(self.random_state)
         start = perf_counter()
         X_unit = unit_rows(X)
-        chosen = np.sort(rng.choice(n, self.n_in_sample, replace=False))
+        chosen = np.sort(rng.choice(n, n_in_sample, replace=False))
         A = X_unit[chosen]
         with self._stage("in-sample codes"):
             W = in_sample_affinity(in_sample_codes(A, self.lam))

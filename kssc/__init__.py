@@ -1,6 +1,7 @@
 """k-SSC: sparse subspace clustering by nearest neighbour filtering."""
 
 from ._validation import DegenerateFitWarning
+from .admm import ADMM
 from .estimator import KSSC
 from .metrics import clustering_error, psnr
 from .neighbours import nearest_neighbours
@@ -9,6 +10,7 @@ from .spectral import estimate_n_clusters, ncut, spectral_clustering
 __version__ = "0.1.0"
 
 __all__ = [
+    "ADMM",
     "KSSC",
     "DegenerateFitWarning",
     "clustering_error",

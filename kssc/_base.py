@@ -33,9 +33,6 @@ class SelfExpressiveClustering(ProgressMixin, ClusterMixin, BaseEstimator):
         "verbose": ["verbose"],
     }
 
-    # Used with n_clusters=None by subclasses that do not take max_clusters as a parameter.
-    max_clusters = 20
-
     def _representation(self, X, random_state):
         raise NotImplementedError
 

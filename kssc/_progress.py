@@ -51,10 +51,9 @@ class ProgressMixin:
     def _stage(self, name):
         """Context of one stage of a fit; yields a callback `(done, total)` for its chunks.
 
-        Prints the stage's name when it starts and its duration when it ends. Estimators
-        written before `verbose` existed (no such attribute) stay quiet.
+        Prints the stage's name when it starts and its duration when it ends.
         """
-        if not getattr(self, "verbose", 0):
+        if not self.verbose:
             yield _silent
             return
         label = f"[{type(self).__name__}] {name}"

@@ -6,10 +6,13 @@ from time import perf_counter
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base import SelfExpressiveClustering, lam_max_reason, unit_rows
-from ._validation import check_n_neighbors, normalize_rows
+from ._validation import normalize_rows
 from ._warnings import warn_caller
-from .neighbours import METRICS, nearest_neighbours
-from .representation import SOLVERS, coefficients_to_sparse, kssc_coefficients
+from .admm import ADMM
+from .candidates import candidate_sets
+from .neighbours import METRICS
+from .representation import LAM_MODES, SOLVERS, coefficients_to_sparse, kssc_coefficients
+from .sparsify import AFFINITIES, max_normalize_rows, threshold_rows
 
 # Above this many points `neighbor_algorithm="auto"` switches to the approximate index.
 APPROXIMATE_FROM = 50_000
@@ -22,37 +25,63 @@ class KSSC(SelfExpressiveClustering):
     min_z lam * ||z||_1 + 1/2 * ||x_i - X_{Omega_i} z||^2 (relaxed, FISTA) or
     min_z lam * ||z||_1 + 1/2 * ||e||^2 s.t. x_i = X_{Omega_i} z + e (exact, LADMPSAP);
     the affinity ``|Z| + |Z|^T`` is cut by N-Cut. Points are normalised to unit norm first.
+    Options give Elhamifar and Vidal's SSC model on a candidate set per point instead
+    (`ADMM` solver, global penalty, thrC, max-normalised rows, extra candidates).
 
     Parameters
     ----------
     n_clusters : int or None, default=None
         Number of clusters; None estimates it from the eigen-gap of the affinity.
-    n_neighbors : int, default=20
-        The number k of neighbours each point is coded over; must be < n_samples.
+    n_neighbors : int or list of int, default=20
+        The number k of neighbours each point is coded over; must be < n_samples. A list
+        gives several neighbour views (see `neighbor_pcs`): view j adds the
+        ``n_neighbors[j]`` nearest points that earlier views did not add.
+    neighbor_pcs : int or list of int, default=0
+        Top principal directions (uncentred) removed before each view's neighbour search;
+        the coefficients still code the points themselves.
+    n_random : int, default=0
+        Extra distinct random other points in every candidate set (at most as many as are
+        left), drawn with `random_state`; they keep each subspace's graph connected.
     lam : float, default=0.1
         The paper's lambda (l1 weight); with ``lam_mode="relative"`` a fraction of each
-        point's lambda_max (the smallest lambda giving all-zero coefficients).
-    lam_mode : {"absolute", "relative"}, default="absolute"
-        Whether `lam` is the weight itself or a fraction of each point's lambda_max.
-    solver : {"relaxed", "exact"}, default="relaxed"
-        FISTA on the lasso (the paper's relaxed problem) or LADMPSAP on the exact problem
-        with a noise term.
+        point's lambda_max (the smallest lambda giving all-zero coefficients), with
+        ``lam_mode="global"`` a fraction of the smallest lambda_max over all points
+        (Elhamifar and Vidal's 1 / alpha). An `ADMM` solver runs with penalty 1 / lam.
+    lam_mode : {"absolute", "relative", "global"}, default="absolute"
+        Whether `lam` is the weight itself, a fraction of each point's lambda_max, or a
+        fraction of the smallest lambda_max over all points.
+    l1_ratio : float in (0, 1], default=1.0
+        Elastic net (as EnSC): the penalty is lam * (l1_ratio ||z||_1 + (1 - l1_ratio) / 2
+        ||z||^2); 1 is the lasso. Not with ``solver="exact"``.
+    solver : {"relaxed", "exact"} or ADMM, default="relaxed"
+        FISTA on the lasso (the paper's relaxed problem), LADMPSAP on the exact problem
+        with a noise term, or `kssc.ADMM`: Elhamifar and Vidal's ADMM with their affine
+        constraint and outlier term as options, its own tol and max_iter.
     positive : bool, default=True
         Non-negative coefficients, what the authors' experiments ran; False solves the
         paper's signed objective.
-    metric : {"euclidean", "abs_cosine"}, default="euclidean"
-        Neighbours by Euclidean distance of unit vectors (the paper's code) or absolute cosine.
+    normalize : bool, default=True
+        Code unit-norm points (the paper); False codes the points as given.
+    threshold : float in (0, 1] or None, default=None
+        Elhamifar and Vidal's thrC: keep each point's largest coefficients holding this
+        share of its l1 mass. None keeps all.
+    affinity : {"symmetric", "max_normalized"}, default="symmetric"
+        ``|Z| + |Z|^T``, or with every row of Z first divided by its largest absolute
+        entry (their BuildAdjacency).
+    metric : {"euclidean", "abs_cosine", "l2"}, default="euclidean"
+        Neighbours by Euclidean distance of unit vectors (the paper's code), absolute
+        cosine, or Euclidean distance of the points as given (exact search only).
     neighbor_algorithm : {"auto", "exact", "approximate"}, default="auto"
         "auto" uses exact blocked search below 50,000 points and an approximate index above.
     assign_labels : {"discretize", "kmeans", "njw"}, default="discretize"
         N-Cut's Yu-Shi discretisation (the paper's code), k-means on the embedding, or
         Ng-Jordan-Weiss as Elhamifar and Vidal's SSC code runs it (`kssc.spectral`).
     tol : float, default=1e-6
-        Stopping tolerance of the coefficient solver (FISTA: change of each point's
-        objective).
+        Stopping tolerance of the relaxed and exact solvers (FISTA: change of each point's
+        objective); an `ADMM` solver carries its own.
     max_iter : int, default=200
-        Iteration cap of the coefficient solver; points that reach it raise one
-        ``ConvergenceWarning``.
+        Iteration cap of the relaxed and exact solvers; points that reach it raise one
+        ``ConvergenceWarning``. An `ADMM` solver carries its own.
     chunk_size : int or None, default=None
         Points per chunk of the coefficient step (None: about 64 MiB of neighbours each).
     n_jobs : int or None, default=None
@@ -73,8 +102,9 @@ class KSSC(SelfExpressiveClustering):
         Z; row i holds the coefficients that rebuild point i from its neighbours.
     affinity_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
         The affinity ``|Z| + |Z|^T`` that the spectral step cuts.
-    neighbors_ : ndarray of shape (n_samples, n_neighbors)
-        Indices of each point's neighbours, most similar first.
+    neighbors_ : ndarray of shape (n_samples, n_candidates)
+        Indices of each point's candidates (neighbours, most similar first, then the
+        random candidates).
     n_iter_ : ndarray of shape (n_samples,)
         Solver iterations per point.
     n_clusters_ : int
@@ -105,12 +135,18 @@ class KSSC(SelfExpressiveClustering):
 
     _parameter_constraints = {
         **SelfExpressiveClustering._parameter_constraints,
-        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "n_neighbors": [Interval(Integral, 1, None, closed="left"), "array-like"],
+        "neighbor_pcs": [Interval(Integral, 0, None, closed="left"), "array-like"],
+        "n_random": [Interval(Integral, 0, None, closed="left")],
         "lam": [Interval(Real, 0, None, closed="neither")],
-        "lam_mode": [StrOptions({"absolute", "relative"})],
-        "solver": [StrOptions(set(SOLVERS))],
+        "lam_mode": [StrOptions(set(LAM_MODES))],
+        "l1_ratio": [Interval(Real, 0, 1, closed="right")],
+        "solver": [StrOptions(set(SOLVERS)), ADMM],
         "positive": ["boolean"],
-        "metric": [StrOptions(set(METRICS))],
+        "normalize": ["boolean"],
+        "threshold": [Interval(Real, 0, 1, closed="right"), None],
+        "affinity": [StrOptions(set(AFFINITIES))],
+        "metric": [StrOptions({*METRICS, "l2"})],
         "neighbor_algorithm": [StrOptions({"auto", "exact", "approximate"})],
         "tol": [Interval(Real, 0, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
@@ -118,57 +154,83 @@ class KSSC(SelfExpressiveClustering):
         "n_jobs": [Integral, None],
     }
 
-    def __init__(self, n_clusters=None, *, n_neighbors=20, lam=0.1, lam_mode="absolute",
-                 solver="relaxed", positive=True, metric="euclidean", neighbor_algorithm="auto",
-                 assign_labels="discretize", tol=1e-6, max_iter=200, chunk_size=None,
-                 n_jobs=None, max_clusters=20, random_state=None, verbose=0):
+    def __init__(self, n_clusters=None, *, n_neighbors=20, neighbor_pcs=0, n_random=0, lam=0.1,
+                 lam_mode="absolute", l1_ratio=1.0, solver="relaxed", positive=True,
+                 normalize=True, threshold=None, affinity="symmetric", metric="euclidean",
+                 neighbor_algorithm="auto", assign_labels="discretize", tol=1e-6, max_iter=200,
+                 chunk_size=None, n_jobs=None, max_clusters=20, random_state=None, verbose=0):
         self.n_clusters = n_clusters
         self.n_neighbors = n_neighbors
+        self.neighbor_pcs = neighbor_pcs
+        self.n_random = n_random
         self.lam = lam
         self.lam_mode = lam_mode
+        self.l1_ratio = l1_ratio
         self.solver = solver
         self.positive = positive
+        self.normalize = normalize
+        self.threshold = threshold
+        self.affinity = affinity
         self.metric = metric
         self.neighbor_algorithm = neighbor_algorithm
         self.assign_labels = assign_labels
-        self.max_clusters = max_clusters
         self.tol = tol
         self.max_iter = max_iter
         self.chunk_size = chunk_size
         self.n_jobs = n_jobs
+        self.max_clusters = max_clusters
         self.random_state = random_state
         self.verbose = verbose
 
     def _representation(self, X, random_state):
         n = X.shape[0]
-        k = check_n_neighbors(self.n_neighbors, n)
-        X_unit = unit_rows(X)
+        admm = isinstance(self.solver, ADMM)
+        if admm:
+            self.solver.validate()
+        if self.solver == "exact" and self.l1_ratio < 1:
+            raise ValueError(f"l1_ratio={self.l1_ratio} needs solver='relaxed' or an ADMM; the "
+                             "exact solver codes the lasso only.")
+        P = unit_rows(X) if self.normalize else X.astype(float, copy=False)
         algorithm = self.neighbor_algorithm
         if algorithm == "auto":
             algorithm = "approximate" if n >= APPROXIMATE_FROM else "exact"
         start = perf_counter()
         with self._stage("neighbours"):
-            indices, _ = nearest_neighbours(X_unit, k, metric=self.metric, algorithm=algorithm,
-                                            normalize=False, random_state=random_state)
+            indices = candidate_sets(P, self.n_neighbors, neighbor_pcs=self.neighbor_pcs,
+                                     n_random=self.n_random, metric=self.metric,
+                                     algorithm=algorithm, unit_rows=self.normalize,
+                                     random_state=random_state)
         found = perf_counter()
         with self._stage("coefficients") as progress:
             coef, n_iter, converged = kssc_coefficients(
-                X_unit, indices, self.lam, solver=self.solver, positive=self.positive,
-                lam_mode=self.lam_mode, tol=self.tol, max_iter=self.max_iter,
-                chunk_size=self.chunk_size, n_jobs=self.n_jobs, progress=progress)
+                P, indices, self.lam, solver=self.solver, positive=self.positive,
+                lam_mode=self.lam_mode, l1_ratio=self.l1_ratio, tol=self.tol,
+                max_iter=self.max_iter, chunk_size=self.chunk_size, n_jobs=self.n_jobs,
+                progress=progress)
         solved = perf_counter()
-        warn_not_converged(converged, self.solver, self.max_iter)
+        if admm:
+            warn_not_converged(converged, "ADMM", self.solver.max_iter)
+        else:
+            warn_not_converged(converged, self.solver, self.max_iter)
+        if self.threshold is not None:
+            coef = threshold_rows(coef, self.threshold)
         self.neighbors_ = indices
         Z = coefficients_to_sparse(indices, coef, n)
+        if self.affinity == "max_normalized":
+            Z = max_normalize_rows(Z)
         return Z, {"n_iter": n_iter,
                    "timings": {"neighbours": found - start, "coefficients": solved - found}}
+
 
     def _isolation_reason(self, X, isolated):
         if self.lam_mode == "relative":
             return (f"lam={self.lam:g} >= 1 with lam_mode='relative' is at least every "
                     "point's lambda_max: every code is zero." if self.lam >= 1 else "")
-        X_unit, _ = normalize_rows(X.astype(float, copy=False))
-        return lam_max_reason(self.lam, X_unit, isolated, positive=self.positive,
+        if self.lam_mode == "global":
+            return (f"lam={self.lam:g} >= 1 with lam_mode='global' is at least the smallest "
+                    "lambda_max: that point's code is zero." if self.lam >= 1 else "")
+        P = normalize_rows(X.astype(float, copy=False))[0] if self.normalize else X
+        return lam_max_reason(self.lam, P, isolated, positive=self.positive,
                               neighbours=self.neighbors_, hint=", or use lam_mode='relative'")
 
 

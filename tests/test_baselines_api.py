@@ -5,11 +5,17 @@ import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from baselines import GFS, GSC, SSC, SSSC, TSC
+from kssc import ADMM
 
 # Small settings so that every check's data (down to 10 samples, 1 feature) is valid.
 ESTIMATORS = [
     SSC(n_clusters=3),
     SSC(n_clusters=3, solver="exact", column_wise=True, max_iter=50),
+    SSC(n_clusters=3, lam=0.05, lam_mode="global", solver=ADMM(), positive=False, threshold=0.7,
+        affinity="max_normalized", assign_labels="njw"),
+    SSC(n_clusters=3, lam=0.05, lam_mode="global", solver=ADMM(affine=True), normalize=False),
+    SSC(n_clusters=3, lam=0.05, lam_mode="global", solver=ADMM(outlier=True), positive=False),
+    SSC(n_clusters=3, l1_ratio=0.5, solver=ADMM()),
     GFS(n_clusters=3, k_max=3),
     GSC(n_clusters=3, n_neighbors=3, max_subspace_dim=3),
     SSSC(n_clusters=3, n_in_sample=10),
@@ -113,8 +119,9 @@ def test_contract_attributes(estimator):
     assert (abs(W - W.T)).max() < 1e-12
     if isinstance(estimator, SSSC):
         assert not hasattr(estimator, "representation_matrix_")
-        assert W.shape == (20, 20)
-        assert estimator.in_sample_indices_.shape == (20,)
+        # The default in-sample set: min(n_samples, max(100, 10 n_clusters)) = all 30.
+        assert W.shape == (30, 30)
+        assert estimator.in_sample_indices_.shape == (30,)
     else:
         Z = estimator.representation_matrix_
         assert Z.format == "csr" and Z.shape == (30, 30)

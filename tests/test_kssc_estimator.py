@@ -6,7 +6,7 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from kssc import KSSC, clustering_error
+from kssc import ADMM, KSSC, clustering_error
 
 
 def union_of_subspaces(n_subspaces=4, dim=3, n_per=40, ambient=30, seed=0):
@@ -32,8 +32,20 @@ _TOO_FEW_SAMPLES_FOR_K20 = {
 
 
 @parametrize_with_checks(
-    [KSSC(n_neighbors=5), KSSC(), KSSC(n_neighbors=5, solver="exact", positive=False)],
-    expected_failed_checks=lambda est: _TOO_FEW_SAMPLES_FOR_K20 if est.n_neighbors == 20 else {},
+    [KSSC(n_neighbors=5), KSSC(), KSSC(n_neighbors=5, solver="exact", positive=False),
+     # Elhamifar and Vidal's model on candidate sets (the tuned configurations' options).
+     KSSC(n_neighbors=3, n_random=3, neighbor_pcs=1, lam=0.05, lam_mode="global",
+          solver=ADMM(), positive=False, threshold=0.7, affinity="max_normalized",
+          assign_labels="njw"),
+     KSSC(n_neighbors=[2, 2], neighbor_pcs=[0, 1], metric="l2", normalize=False,
+          lam=0.05, lam_mode="global", solver=ADMM(affine=True, stopping="each"),
+          positive=False),
+     KSSC(n_neighbors=4, lam=0.05, lam_mode="global", solver=ADMM(outlier=True),
+          positive=False),
+     KSSC(n_neighbors=5, l1_ratio=0.5), KSSC(n_neighbors=5, l1_ratio=0.5, solver=ADMM())],
+    expected_failed_checks=lambda est: (_TOO_FEW_SAMPLES_FOR_K20
+                                        if np.ndim(est.n_neighbors) == 0 and est.n_neighbors == 20
+                                        else {}),
 )
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():

@@ -1,0 +1,175 @@
+"""Candidate sets: the points each point may be coded over, beyond its plain neighbours.
+
+A candidate set joins one or more neighbour views, each searched after removing the
+data's top principal directions (on faces mostly illumination, on motion trajectories the
+camera's motion, docs/tuned_accuracy.md), and extra random other points. The random ones keep
+each subspace's graph connected: with local neighbours only, a large subspace's graph can
+be a chain that N-Cut cuts in the middle. Every function here runs in O(n k) memory
+(plus one block of rows at a time).
+"""
+
+import numpy as np
+
+from ._validation import check_n_neighbors
+from .neighbours import nearest_neighbours
+
+_BLOCK_BYTES = 64 * 2**20
+# Up to this many points the random candidates come from random keys over all points (the
+# draws behind the committed tuned results, O(n^2) time); above, from rejection sampling.
+_KEYS_UP_TO = 20_000
+
+
+def _block_rows(n, width):
+    return int(max(1, min(n, _BLOCK_BYTES // (8 * max(width, 1)))))
+
+
+def l2_neighbours(X, n_neighbors, block_size=None):
+    """The `n_neighbors` nearest other rows of X by Euclidean distance of the points as given.
+
+    Exact, by blocked products (one block of `block_size` x n distances at a time); a point
+    is never its own neighbour, also with exact duplicates. Returns indices (n, n_neighbors),
+    nearest first.
+    """
+    n = X.shape[0]
+    k = check_n_neighbors(n_neighbors, n)
+    block_size = block_size or _block_rows(n, n)
+    sq_norms = np.einsum("ij,ij->i", X, X)
+    indices = np.empty((n, k), dtype=np.int64)
+    for start in range(0, n, block_size):
+        stop = min(start + block_size, n)
+        # ||a - b||^2 up to the query's own ||a||^2, which does not change its ranking.
+        D = sq_norms[None, :] - 2.0 * (X[start:stop] @ X.T)
+        rows = np.arange(stop - start)
+        D[rows, rows + start] = np.inf
+        found = np.argpartition(D, k - 1, axis=1)[:, :k]
+        order = np.argsort(np.take_along_axis(D, found, 1), axis=1, kind="stable")
+        indices[start:stop] = np.take_along_axis(found, order, 1)
+    return indices
+
+
+def remove_top_components(X, n_components):
+    """X minus its projection on its top `n_components` right singular vectors (uncentred)."""
+    if n_components <= 0:
+        return X
+    n, d = X.shape
+    if n >= d:
+        # From the d x d Gram matrix: O(d^2) memory however many points.
+        top = np.linalg.eigh(X.T @ X)[1][:, ::-1][:, :n_components].T
+    else:
+        top = np.linalg.svd(X, full_matrices=False)[2][:n_components]
+    return X - (X @ top.T) @ top
+
+
+def merge_candidates(first, more, n_new):
+    """Append to each row of `first` (n, k1) the first `n_new` entries of the same row of
+    `more` (n, >= k1 + n_new, distinct per row) that are not in it."""
+    taken = (more[:, :, None] == first[:, None, :]).any(axis=2)
+    order = np.argsort(taken, axis=1, kind="stable")[:, :n_new]
+    return np.hstack([first, np.take_along_axis(more, order, axis=1)])
+
+
+def _random_by_keys(first, n_random, random_state):
+    """Uniform keys over all points, a block of rows at a time (the same stream as one
+    (n, n) draw); the smallest keys outside `first` and the point itself win."""
+    n = first.shape[0]
+    block = _block_rows(n, n)
+    picks = np.empty((n, n_random), dtype=np.int64)
+    for start in range(0, n, block):
+        stop = min(start + block, n)
+        keys = random_state.random_sample((stop - start, n))
+        rows = np.arange(stop - start)[:, None]
+        keys[rows, first[start:stop]] = np.inf
+        keys[rows[:, 0], rows[:, 0] + start] = np.inf
+        picks[start:stop] = np.argpartition(keys, n_random - 1, axis=1)[:, :n_random]
+    return picks
+
+
+def _random_by_rejection(first, n_random, random_state):
+    """Draw uniform integers per row and keep the first `n_random` that are new in the row,
+    not in `first` and not the point itself; rows left short draw again."""
+    n, k1 = first.shape
+    picks = np.empty((n, n_random), dtype=np.int64)
+    todo = np.arange(n)
+    width = 2 * (n_random + k1 + 1)
+    while todo.size:
+        draws = random_state.randint(0, n, size=(todo.size, width))
+        bad = (draws == todo[:, None]) | (draws[:, :, None] == first[todo][:, None, :]).any(axis=2)
+        order = np.argsort(draws, axis=1, kind="stable")
+        ranked = np.take_along_axis(draws, order, 1)
+        repeat = np.zeros(draws.shape, dtype=bool)
+        repeat[:, 1:] = ranked[:, 1:] == ranked[:, :-1]
+        np.put_along_axis(bad, order, np.take_along_axis(bad, order, 1) | repeat, 1)
+        good = ~bad
+        full = good.sum(axis=1) >= n_random
+        rows = np.flatnonzero(full)
+        slots = np.argsort(bad[rows], axis=1, kind="stable")[:, :n_random]
+        picks[todo[rows]] = np.take_along_axis(draws[rows], slots, 1)
+        todo = todo[~full]
+    return picks
+
+
+def random_candidates(first, n_random, random_state):
+    """Append to each row of `first` (n, k1) `n_random` distinct other points not in it,
+    drawn uniformly at random with `random_state` (a numpy RandomState)."""
+    if n_random <= 0:
+        return first
+    draw = _random_by_keys if first.shape[0] <= _KEYS_UP_TO else _random_by_rejection
+    return np.hstack([first, draw(first, n_random, random_state)])
+
+
+def _check_views(n_neighbors, neighbor_pcs):
+    counts = np.atleast_1d(np.asarray(n_neighbors))
+    pcs = np.atleast_1d(np.asarray(neighbor_pcs))
+    for name, values, low in (("n_neighbors", counts, 1), ("neighbor_pcs", pcs, 0)):
+        if (values.ndim != 1 or values.size == 0 or not np.issubdtype(values.dtype, np.integer)
+                or values.min() < low):
+            raise ValueError(f"{name} must be an integer >= {low} or a non-empty list of them; "
+                             f"got {n_neighbors if name == 'n_neighbors' else neighbor_pcs!r}.")
+    if pcs.size == 1 and counts.size > 1:
+        pcs = np.repeat(pcs, counts.size)
+    if counts.size != pcs.size:
+        raise ValueError(f"n_neighbors ({n_neighbors!r}) and neighbor_pcs ({neighbor_pcs!r}) "
+                         "must have the same length.")
+    return counts.tolist(), pcs.tolist()
+
+
+def candidate_sets(X, n_neighbors, *, neighbor_pcs=0, n_random=0, metric="euclidean",
+                   algorithm="exact", unit_rows=False, random_state=None):
+    """The candidates (n, k) of every row of X: neighbour views, then random other points.
+
+    Parameters
+    ----------
+    X : array (n_samples, n_features)
+    n_neighbors : int or list of int
+        Neighbours per view; their sum must be < n_samples. View j adds the
+        ``n_neighbors[j]`` nearest points not added by earlier views.
+    neighbor_pcs : int or list of int, default=0
+        Top principal directions removed before each view's search (one value for all
+        views, or one per view; at most min(X.shape) - 1 are removed).
+    n_random : int, default=0
+        Extra distinct random other points per row (at most as many as are left).
+    metric : {"euclidean", "abs_cosine", "l2"}
+        "euclidean" and "abs_cosine" on unit vectors (`nearest_neighbours`); "l2" the
+        Euclidean distance of the points as given (`l2_neighbours`).
+    algorithm : {"exact", "approximate"}
+        Search of the unit-vector metrics.
+    unit_rows : bool, default=False
+        X's rows already have unit norm (skips renormalising a view with no direction removed).
+    random_state : numpy RandomState
+        Draws the random candidates (and seeds an approximate search).
+    """
+    n = X.shape[0]
+    counts, pcs = _check_views(n_neighbors, neighbor_pcs)
+    check_n_neighbors(int(sum(counts)), n)
+    indices = np.empty((n, 0), dtype=np.int64)
+    for count, removed in zip(counts, pcs):
+        Q = remove_top_components(X, min(removed, min(X.shape) - 1))
+        wanted = indices.shape[1] + count
+        if metric == "l2":
+            found = l2_neighbours(Q, wanted)
+        else:
+            found = nearest_neighbours(Q, wanted, metric=metric, algorithm=algorithm,
+                                       normalize=not (unit_rows and Q is X),
+                                       random_state=random_state)[0]
+        indices = merge_candidates(indices, found, count) if indices.shape[1] else found
+    return random_candidates(indices, min(n_random, n - 1 - indices.shape[1]), random_state)
