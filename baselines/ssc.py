@@ -50,9 +50,9 @@ class SSC(SelfExpressiveClustering):
     n_clusters : int or None, default=None
         Number of clusters; None estimates it from the eigen-gap.
     lam : float, default=0.1
-        l1 weight; with ``lam_mode="global"`` a fraction of lam0 = min_i max_{j != i}
-        |x_i^T x_j| (Elhamifar and Vidal's 1 / alpha). An `ADMM` solver runs with penalty
-        1 / lam.
+        The l1 weight; with ``lam_mode="global"`` a fraction of
+        lam0 = min_i max_{j != i} ``|x_i^T x_j|`` (Elhamifar and Vidal's 1 / alpha). An
+        `ADMM` solver runs with penalty 1 / lam.
     lam_mode : {"absolute", "global"}, default="absolute"
         Whether `lam` is the weight itself or a fraction of lam0.
     l1_ratio : float in (0, 1], default=1.0
@@ -67,9 +67,11 @@ class SSC(SelfExpressiveClustering):
     normalize : bool, default=True
         Code unit-norm points (the k-SSC authors' code); False codes the points as given.
     threshold : float in (0, 1] or None, default=None
-        thrC: keep each point's largest coefficients holding this share of its l1 mass.
+        Elhamifar and Vidal's thrC: keep each point's largest coefficients holding this
+        share of its l1 mass. None keeps all.
     affinity : {"symmetric", "max_normalized"}, default="symmetric"
-        |Z| + |Z|^T, or with every row first divided by its largest |entry| (BuildAdjacency).
+        ``|Z| + |Z|^T``, or with every row first divided by its largest absolute entry
+        (their BuildAdjacency).
     column_wise : bool, default=False
         Per-point step constants and stopping rule (`ssc_relaxed_par`, `ssc_exact_par`)
         instead of one solver over the whole matrix with a rule on the total objective.

@@ -152,8 +152,10 @@ class SSSC(ProgressMixin, ClusterMixin, BaseEstimator):
     >>> X, y, _ = make_subspaces(3, 3, 30, 20, random_state=0)
     >>> from baselines import SSSC
     >>> model = SSSC(n_clusters=3, random_state=0).fit(X)
-    >>> model.in_sample_indices_.shape
-    (20,)
+    >>> model.in_sample_indices_.shape  # min(n_samples, max(100, 10 * n_clusters))
+    (90,)
+    >>> float(clustering_error(y, model.labels_))
+    0.0
     """
 
     _parameter_constraints = {
