@@ -91,4 +91,4 @@ def omp_all_points(X, k_max, tol=1e-3, *, signed=True, block_bytes=_BLOCK_BYTES)
     block = int(max(1, min(n, block_bytes // (8 * (n + k_max * (d + k_max))))))
     parts = [_omp_block(X, np.arange(s, min(s + block, n)), k_max, tol, signed)
              for s in range(0, n, block)]
-    return tuple(np.concatenate(p) for p in zip(*parts))
+    return tuple(np.concatenate(p) for p in zip(*parts, strict=True))

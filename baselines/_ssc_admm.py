@@ -49,7 +49,7 @@ def ssc_admm(X, lam_eff, mu2, *, q=0.0, gamma=None, affine=False, positive=False
     if outlier:
         E, dual_e, rhs_e = np.zeros(X.shape), np.zeros(X.shape), beta * X
     converged = False
-    for it in range(1, max_iter + 1):
+    for it in range(1, max_iter + 1):  # noqa: B007 -- `it` is returned after the loop
         a = rhs + mu2 * C - dual - dual_affine[None, :]
         if outlier:
             b = rhs_e + mu2 * E - dual_e

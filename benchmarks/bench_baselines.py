@@ -19,8 +19,13 @@ from sklearn.exceptions import ConvergenceWarning
 
 from baselines import GFS, GSC, SSC, SSSC, TSC
 from kssc import KSSC, clustering_error
-from kssc.datasets import (DataNotFoundError, load_tir_library, make_runtime_data, make_subspaces,
-                           make_tir_large)
+from kssc.datasets import (
+    DataNotFoundError,
+    load_tir_library,
+    make_runtime_data,
+    make_subspaces,
+    make_tir_large,
+)
 
 
 def tir_large(n_per_subspace, seed=0):

@@ -125,7 +125,7 @@ def their_ncut(affinities, n_clusters, work_dir):
     out = scipy.io.loadmat(work_dir / "out.mat")
     failed = out["failed"].ravel().astype(bool)
     errors = [np.nan if f else clustering_error(y, out["labels"][: len(y), i])
-              for i, ((_, y), f) in enumerate(zip(affinities, failed))]
+              for i, ((_, y), f) in enumerate(zip(affinities, failed, strict=True))]
     return failed, np.array(errors)
 
 
@@ -139,12 +139,15 @@ def summarise(table, ssc):
     if "ncut_failed" in t:
         scored = np.where(t["ncut_failed"], 0.0, t["error_kssc"])
         lines += [(f"their ncutW throws on {int(t.ncut_failed.sum())} cells; with those scored 0 % "
-                  f"(the authors' scoring) the mean gap is {(scored - t.error_ssc).mean():.2f} points"),
+                   f"(the authors' scoring) the mean gap is "
+                   f"{(scored - t.error_ssc).mean():.2f} points"),
                   (f"their ncutW on our W: mean error {np.nanmean(t.error_kssc_their_ncut):.2f} % "
-                  f"where ours gives {t.error_kssc[~t.ncut_failed].mean():.2f} % on the same cells")]
+                   f"where ours gives {t.error_kssc[~t.ncut_failed].mean():.2f} % "
+                   f"on the same cells")]
     all_connected = t["connected_subspaces"] == 5
     lines += [(f"every subspace's graph connected in {all_connected.mean() * 100:.0f} % of cells; "
-              f"mean gap there {gap[all_connected].mean():.2f}, elsewhere {gap[~all_connected].mean():.2f}"),
+              f"mean gap there {gap[all_connected].mean():.2f}, "
+              f"elsewhere {gap[~all_connected].mean():.2f}"),
               (f"cross-subspace neighbours: mean {t.cross_neighbours.mean() * 100:.1f} %, "
               f"correlation with the gap {np.corrcoef(t.cross_neighbours, gap)[0, 1]:.2f}; "
               f"cross-subspace coefficients: mean {t.cross_coefficients.mean() * 100:.1f} %, "
@@ -157,7 +160,8 @@ def summarise(table, ssc):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m crosscheck.dvsn", description=__doc__)
-    parser.add_argument("--results", type=Path, default=REPO_ROOT / "results" / "synthetic_dvsn.csv")
+    parser.add_argument("--results", type=Path,
+                        default=REPO_ROOT / "results" / "synthetic_dvsn.csv")
     parser.add_argument("--output", type=Path, default=None)
     parser.add_argument("--oracle", action="store_true",
                         help="also k-SSC with each point's neighbours taken from its own subspace")
@@ -166,7 +170,8 @@ def main(argv=None):
     table, affinities = run_cells(frame, oracle=args.oracle)
     if find_octave() and find_reference():
         with tempfile.TemporaryDirectory(prefix="kssc-dvsn-") as work_dir:
-            table["ncut_failed"], table["error_kssc_their_ncut"] = their_ncut(affinities, 5, work_dir)
+            table["ncut_failed"], table["error_kssc_their_ncut"] = their_ncut(affinities, 5,
+                                                                              work_dir)
     ssc = frame[frame["method"] == "ssc"][["ambient_dim", "n_per_subspace", "subspace_dim",
                                            "trial", "error"]].rename(columns={"error": "error_ssc"})
     merged, lines = summarise(table, ssc)

@@ -15,8 +15,9 @@ MEX_SOURCES = ("libs/ncut/sparsifyc.cpp", "libs/ncut/spmtimesd.cpp",
 # Octave's mex.h declares what MATLAB splits into matrix.h and blas.h; these stand-ins
 # let the unchanged sources compile (ddot with MATLAB's integer type mapped onto BLAS's).
 _MATRIX_H = '#include "mex.h"\n'
-_BLAS_H = """extern double ddot_(const int *, const double *, const int *, const double *, const int *);
-static double xcheck_ddot(const mwSignedIndex *n, const double *x, const mwSignedIndex *incx,
+_BLAS_H = (
+    "extern double ddot_(const int *, const double *, const int *, const double *, const int *);\n"
+    """static double xcheck_ddot(const mwSignedIndex *n, const double *x, const mwSignedIndex *incx,
                           const double *y, const mwSignedIndex *incy)
 {
     int n_ = (int)*n, ix = (int)*incx, iy = (int)*incy;
@@ -24,6 +25,7 @@ static double xcheck_ddot(const mwSignedIndex *n, const double *x, const mwSigne
 }
 #define ddot xcheck_ddot
 """
+)
 
 
 def find_octave():

@@ -118,7 +118,8 @@ def call_octave(octave, reference, mex_dir, work_dir, function, source, *args, t
     program = "".join(f"addpath('{p}');" for p in paths)
     program += f"{function}(" + ", ".join(f"'{a}'" for a in args) + ");"
     done = subprocess.run([octave, "--no-gui", "--quiet", "--no-window-system", "--eval", program],
-                          check=False, capture_output=True, text=True, cwd=work_dir, timeout=timeout)
+                          check=False, capture_output=True, text=True, cwd=work_dir,
+                          timeout=timeout)
     if done.returncode:
         raise RuntimeError(f"Octave failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
 

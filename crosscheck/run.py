@@ -112,7 +112,8 @@ def compare_ncut(W, y, settings, outputs):
 
 def compare_sssc(X, y, settings, outputs, model):
     """SSSC with the same in-sample set: in-sample lasso codes and the final labels."""
-    row = {"method": "SSSC", "theirs": "get_sssc_clusters (InSample, OutSample; in-sample set given)"}
+    row = {"method": "SSSC",
+           "theirs": "get_sssc_clusters (InSample, OutSample; in-sample set given)"}
     failure = _text(outputs, "sssc_error")
     if failure is not None:
         return {**row, "notes": f"their code failed: {failure}"}
@@ -168,7 +169,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m crosscheck", description=__doc__)
     parser.add_argument("--output", type=Path, default=OUTPUT, help="CSV to write (atomically)")
     parser.add_argument("--keep", type=Path, default=None,
-                        help="work in this folder and keep the .mat files (default: a temporary folder)")
+                        help="work in this folder and keep the .mat files "
+                             "(default: a temporary folder)")
     args = parser.parse_args(argv)
     reasons = missing_requirements()
     if reasons:

@@ -1,4 +1,7 @@
-"""Sphinx configuration of the kSSC API reference (`make docs`; builds offline, warnings are errors)."""
+"""Sphinx configuration of the kSSC API reference.
+
+`make docs` builds it offline, with warnings as errors.
+"""
 
 import importlib
 import sys
@@ -30,7 +33,8 @@ html_theme_options = {"navigation_with_keys": False}
 html_static_path = []
 
 
-def _write_gallery(source=ROOT / "examples", target=Path(__file__).parent / "generated" / "examples"):
+def _write_gallery(source=ROOT / "examples",
+                   target=Path(__file__).parent / "generated" / "examples"):
     """One page per examples/*.py: its docstring, then its code (the scripts are not run here;
     tests/test_docs_examples.py runs them)."""
     import ast

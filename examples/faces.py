@@ -29,7 +29,8 @@ def main(argv=None):
     print(f"{X.shape[0]} images of {X.shape[1]} pixels, subjects {args.subjects}")
     models = [("k-SSC", KSSC(n_clusters=n_clusters, n_neighbors=25, random_state=0)),
               ("SSC", SSC(n_clusters=n_clusters, random_state=0)),
-              ("GSC", GSC(n_clusters=n_clusters, n_neighbors=25, max_subspace_dim=9, random_state=0)),
+              ("GSC", GSC(n_clusters=n_clusters, n_neighbors=25, max_subspace_dim=9,
+                          random_state=0)),
               ("TSC", TSC(n_clusters=n_clusters, n_neighbors=25, random_state=0))]
     for name, model in models:
         start = perf_counter()

@@ -23,7 +23,8 @@ def main(argv=None):
     n_subspaces = 10
     X, y, _ = make_subspaces(n_subspaces, 5, args.n_samples // n_subspaces, 30, noise=0.01,
                              random_state=0)
-    print(f"{X.shape[0]:,} points in {X.shape[1]} dimensions, {n_subspaces} subspaces of dimension 5")
+    print(f"{X.shape[0]:,} points in {X.shape[1]} dimensions, "
+          f"{n_subspaces} subspaces of dimension 5")
     model = KSSC(n_clusters=n_subspaces, n_neighbors=10, random_state=0).fit(X)
     print(f"error {clustering_error(y, model.labels_):.2f} %")
     print("seconds per stage: " + ", ".join(f"{stage} {seconds:.1f}"

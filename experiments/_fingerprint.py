@@ -19,7 +19,8 @@ from . import _io
 # the figures and claims drawn from the results, not the results.
 _NON_RESULT_KEYS = ("n_jobs", "restart", "results_dir", "data_dir", "hydra", "profile", "feeds")
 MACHINERY = ("__init__.py", "_runner.py", "_io.py", "_fingerprint.py", "conventions.py")
-_IMPORT = re.compile(r"^from (?:experiments\.|\.)(\w+) import|^from (?:experiments|\.) import (\w+)",
+_IMPORT = re.compile(r"^from (?:experiments\.|\.)(\w+) import"
+                     r"|^from (?:experiments|\.) import (\w+)",
                      re.MULTILINE)
 
 

@@ -23,7 +23,8 @@ from omegaconf import OmegaConf
 REPO_ROOT = Path(__file__).resolve().parent.parent
 _UMASK = os.umask(0)
 os.umask(_UMASK)
-PACKAGES = ("numpy", "scipy", "scikit-learn", "kssc", "hydra-core", "pandas", "joblib", "matplotlib")
+PACKAGES = ("numpy", "scipy", "scikit-learn", "kssc", "hydra-core", "pandas", "joblib",
+            "matplotlib")
 
 
 def _atomic_write(path, write):
@@ -122,7 +123,8 @@ class Checkpoint:
         self._load()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fresh = not self.path.exists()
-        self._handle = open(self.path, "a")
+        # Held open for the checkpoint's lifetime and closed by close(), so no `with` block.
+        self._handle = open(self.path, "a")  # noqa: SIM115
         if fresh:
             self._write({"config_hash": chash, "created": now()})
 

@@ -115,7 +115,8 @@ def _check_method(name, node):
     try:
         cls = get_object(target)
     except Exception as exc:
-        raise ValueError(f"Unknown method {name!r}: cannot import _target_={target!r} ({exc}).") from exc
+        raise ValueError(
+            f"Unknown method {name!r}: cannot import _target_={target!r} ({exc}).") from exc
     accepted = inspect.signature(cls).parameters
     unknown = [key for key in node if not key.startswith("_") and key not in accepted]
     if unknown:
@@ -183,7 +184,7 @@ def fit_method(name, method_cfg, X, y, *, n_clusters, random_state, scorers=None
         conf["n_clusters"] = n_clusters
     row = {"method": name, "error_pct": np.nan, "failed": False, "failure": "",
            "time_representation_s": np.nan, "time_fit_s": np.nan}
-    row.update({column: np.nan for column in scorers or {}})
+    row.update(dict.fromkeys(scorers or {}, np.nan))
     start = time.perf_counter()
     try:
         estimator = instantiate(conf, _convert_="all")
@@ -203,7 +204,7 @@ def fit_method(name, method_cfg, X, y, *, n_clusters, random_state, scorers=None
             row[f"time_{stage}_s"] = timings.get(stage, np.nan)
     except InvalidParameterError as exc:
         raise ValueError(f"Method {name!r} refused its parameters {params or ''}: {exc}") from exc
-    except Exception as exc:  # noqa: BLE001 -- a failed run is data: counted, reported
+    except Exception as exc:  # a failed run is data: counted, reported
         row["time_fit_s"] = time.perf_counter() - start
         row["failed"] = True
         row["failure"] = f"{type(exc).__name__}: {exc}"[:300]
@@ -330,8 +331,8 @@ def results_dir_of(conf):
     folder when the command line does not), so that nothing writes into results/ by default."""
     folder = conf.get("results_dir")
     if not folder:
-        raise ValueError("results_dir is not set: pass results_dir=FOLDER (python experiments/run.py "
-                         "sets it to Hydra's run folder).")
+        raise ValueError("results_dir is not set: pass results_dir=FOLDER "
+                         "(python experiments/run.py sets it to Hydra's run folder).")
     return Path(folder)
 
 
@@ -370,7 +371,8 @@ def run_experiment(conf, declared, *, on_trial=None):
             frame[column] = value if not isinstance(value, (list, dict)) else json.dumps(value)
         _io.write_csv(frame, results / f"{name}.csv")
         if declared.summary is not None:
-            _io.write_csv(declared.summary(frame, conf["experiment"]), results / f"{name}_table.csv")
+            _io.write_csv(declared.summary(frame, conf["experiment"]),
+                          results / f"{name}_table.csv")
         _io.write_meta(conf, results / f"{name}.meta.json", fingerprint=current,
                        started=started, wall_time=time.perf_counter() - clock,
                        extra={"n_rows": len(frame), **extra})
@@ -389,7 +391,8 @@ def _run_trials(conf, tasks, trial_fn, on_trial):
     keys = [_task_key(cell, trial) for cell, trial in tasks]
     if len(set(keys)) != len(keys):
         raise ValueError(f"{name}: duplicate (cell, trial) tasks in the grid.")
-    todo = [(cell, trial) for (cell, trial), key in zip(tasks, keys) if key not in checkpoint.done]
+    todo = [(cell, trial) for (cell, trial), key in zip(tasks, keys, strict=True)
+            if key not in checkpoint.done]
     n_jobs = conf["experiment"].get("n_jobs", conf["n_jobs"])
     n_workers = min(effective_n_jobs(n_jobs), max(len(todo), 1))
     blas_threads = None if n_workers == 1 else max(1, (os.cpu_count() or 1) // n_workers)

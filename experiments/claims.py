@@ -64,7 +64,8 @@ def tracks(table, *, cells, threshold, method="kssc", reference="ssc"):
     diff = (means[method] - means[reference]).abs()
     return Outcome(Verdict.of(diff.mean() <= threshold),
                    f"mean {diff.mean():.2f} pp, max {diff.max():.2f} pp over {len(diff)} cells",
-                   f"mean over cells of |mean {label(method)} error - mean {label(reference)} error| "
+                   f"mean over cells of "
+                   f"|mean {label(method)} error - mean {label(reference)} error| "
                    f"<= {threshold} pp")
 
 
@@ -96,8 +97,8 @@ def spread_grows(table, *, level, cells):
     observed = "; ".join(f"{label(m)} " + ", ".join(f"{v:.1f}" for v in spread[m].values)
                          for m in spread)
     return Outcome(Verdict.of(rising), observed,
-                   f"the spread (std over the {' x '.join(cells)} cells) of the mean error does not "
-                   f"decrease as {level} grows, for each method")
+                   f"the spread (std over the {' x '.join(cells)} cells) of the mean error "
+                   f"does not decrease as {level} grows, for each method")
 
 
 def lowest(table, *, method, where=None, value="error_pct_mean"):
@@ -126,7 +127,8 @@ def gap_at_most(table, *, method, reference, value, threshold):
     means = table.groupby("method")[value].mean()
     gap = means[reference] - means[method]
     return Outcome(Verdict.of(gap <= threshold),
-                   f"{label(method)} {means[method]:.1f}, {label(reference)} {means[reference]:.1f}",
+                   f"{label(method)} {means[method]:.1f}, "
+                   f"{label(reference)} {means[reference]:.1f}",
                    f"{label(reference)}'s {value} exceeds {label(method)}'s by <= {threshold}")
 
 
@@ -170,7 +172,8 @@ def time_below_share_at_largest(table, *, method, others, share, x="n_per_subspa
         n = t[m].dropna().index.max()
         ratios[m] = (n, t.loc[n, method] / t.loc[n, m])
     return Outcome(Verdict.of(all(r <= share for _, r in ratios.values())),
-                   ", ".join(f"{label(m)} ({x} = {n}) ratio {r:.3f}" for m, (n, r) in ratios.items()),
+                   ", ".join(f"{label(m)} ({x} = {n}) ratio {r:.3f}"
+                             for m, (n, r) in ratios.items()),
                    f"{label(method)}'s time <= {share:g} of theirs at the largest {x} they ran")
 
 
@@ -193,7 +196,8 @@ def faster_at_share_of_sizes(table, *, x, method, reference, share):
         return Outcome(Verdict.NOT_RUN, "methods missing")
     faster = (t[method] < t[reference]).mean()
     return Outcome(Verdict.of(faster >= share), f"{100 * faster:.0f}% of sizes",
-                   f"{label(method)} faster than {label(reference)} at >= {100 * share:g}% of the sizes")
+                   f"{label(method)} faster than {label(reference)} "
+                   f"at >= {100 * share:g}% of the sizes")
 
 
 def time_trend(table, *, x, method_prefix, direction):
@@ -204,8 +208,9 @@ def time_trend(table, *, x, method_prefix, direction):
     lo, hi = t.index.min(), t.index.max()
     sign = 1 if direction == "up" else -1
     ok = all(sign * (t.loc[hi, m] - t.loc[lo, m]) > 0 for m in methods)
-    return Outcome(Verdict.of(ok), ", ".join(f"{label(m)} {t.loc[lo, m]:.3f} -> {t.loc[hi, m]:.3f} s"
-                                            for m in methods),
+    return Outcome(Verdict.of(ok),
+                   ", ".join(f"{label(m)} {t.loc[lo, m]:.3f} -> {t.loc[hi, m]:.3f} s"
+                             for m in methods),
                    f"time at {x} = {hi} {'>' if sign > 0 else '<'} at {x} = {lo}")
 
 
@@ -235,7 +240,8 @@ def kssc_share_of_ssc(table, *, threshold):
 
 
 def sufficient_neighbours_beyond_dim(frame, *, subspace_dim, aggregate):
-    nb = frame[frame["panel"] == "neighbours"].groupby("n_neighbors")["sufficient_pct"].agg(aggregate)
+    nb = (frame[frame["panel"] == "neighbours"].groupby("n_neighbors")["sufficient_pct"]
+          .agg(aggregate))
     reached = nb[nb >= 50]
     first = int(reached.index.min()) if len(reached) else None
     sv = frame[frame["panel"] == "singular_values"]
@@ -245,9 +251,9 @@ def sufficient_neighbours_beyond_dim(frame, *, subspace_dim, aggregate):
         held.append(100 * s2[:subspace_dim].sum() / s2.sum())
     tp1 = frame[(frame["panel"] == "neighbours") & (frame["n_neighbors"] == 1)]["tp_pct"].mean()
     return Outcome(Verdict.of(first is not None and first > subspace_dim),
-                   f"the first {subspace_dim} singular values hold a median {np.median(held):.1f}% of "
-                   f"the energy; sufficient TP first reached at k = {first}; TP% at k = 1: {tp1:.1f} "
-                   f"(exact kNN)",
+                   f"the first {subspace_dim} singular values hold a median "
+                   f"{np.median(held):.1f}% of the energy; sufficient TP first reached at "
+                   f"k = {first}; TP% at k = 1: {tp1:.1f} (exact kNN)",
                    f"the first k with 'sufficient true positives' ({aggregate} over groups >= 50) "
                    f"> {subspace_dim}")
 

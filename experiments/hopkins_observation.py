@@ -24,7 +24,8 @@ def compute(exp, data_dir):
             motions = np.unique(y)
             for motion in motions:
                 rows += singular_value_rows(X[y == motion], name, exp["n_singular"],
-                                            motion=int(motion), last_motion=bool(motion == motions[-1]))
+                                            motion=int(motion),
+                                            last_motion=bool(motion == motions[-1]))
         rows += neighbour_rows(X, y, name, exp["k_max"], exp["subspace_dim"])
     return pd.DataFrame(rows)
 

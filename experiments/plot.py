@@ -1,4 +1,6 @@
-"""Draw every figure from the results CSVs only: `python -m experiments.plot [--results R] [--figures F]`.
+"""Draw every figure from the results CSVs only.
+
+Usage: `python -m experiments.plot [--results R] [--figures F]`.
 
 Which figures exist, and what each draws, is data: the `feeds.figures` list of each
 experiment's config (`conf/experiment/<name>.yaml`), each entry a panel of a figure with a
@@ -103,8 +105,9 @@ def draw_error_panels(panels, results):
     [spec] = panels
     table, ticks = with_psnr_positions(pd.read_csv(results / f"{spec['experiment']}_table.csv"))
     fig, axes = plt.subplots(1, 4, figsize=(20, 4.5))
-    for ax, (stat, caption) in zip(axes, (("mean", "(a) Mean Error"), ("median", "(b) Median Error"),
-                                          ("max", "(c) Max Error"), ("min", "(d) Min Error"))):
+    captions = (("mean", "(a) Mean Error"), ("median", "(b) Median Error"),
+                ("max", "(c) Max Error"), ("min", "(d) Min Error"))
+    for ax, (stat, caption) in zip(axes, captions, strict=True):
         plot_by_method(ax, table, "position", f"error_pct_{stat}")
         _psnr_axis(ax, ticks)
         ax.set(ylabel=SCE_LABEL, ylim=(0, 100), title=caption)
@@ -116,7 +119,7 @@ def draw_error_panels(panels, results):
 def draw_time_by_noise(panels, results):
     present = [p for p in panels if (results / f"{p['experiment']}_table.csv").exists()]
     fig, axes = plt.subplots(1, len(present), figsize=(6.5 * len(present), 4.5), squeeze=False)
-    for ax, spec in zip(axes[0], present):
+    for ax, spec in zip(axes[0], present, strict=True):
         table, ticks = with_psnr_positions(pd.read_csv(results / f"{spec['experiment']}_table.csv"))
         plot_by_method(ax, table, "position", "time_paper_s_median")
         _psnr_axis(ax, ticks)
@@ -170,7 +173,8 @@ def draw_heatmaps(panels, results):
             ax.set_yticklabels([f"{v:g}" for v in grid.index], fontsize=7)
             ax.set(xlabel=spec["columns_label"], ylabel=spec["rows_label"])
             ax.set_title(f"({'abcdefghi'[i * len(values) + j]}) {label(method)}, {titles[j]}")
-    fig.colorbar(image, ax=axes, shrink=0.8, label="mean SCE (%), scale: 0 to the largest trial error")
+    fig.colorbar(image, ax=axes, shrink=0.8,
+                 label="mean SCE (%), scale: 0 to the largest trial error")
     fig.suptitle(spec["title"])
     return fig
 
@@ -221,7 +225,8 @@ def draw_requirements(panels, results):
             (axes[0], "memory_gb", "Memory (GB)", f"(a) Memory w.r.t. Z, D = {D}"),
             (axes[2], "flops", "FLOP Count", f"(c) FLOPs w.r.t. Z per iteration, D = {D}")):
         for (method, k), (name, colour, fmt) in curves.items():
-            sel = by_n[(by_n["method"] == method) & ((by_n["n_neighbors"] == k) if k is not None else True)]
+            sel = by_n[(by_n["method"] == method)
+                       & ((by_n["n_neighbors"] == k) if k is not None else True)]
             ax.plot(sel["n_samples"], sel[column], fmt, color=colour, label=name)
         ax.set(xlabel="N", ylabel=ylabel, title=title)
         ax.legend(loc="upper left", fontsize=8)
@@ -240,8 +245,10 @@ def draw_requirements(panels, results):
 
 
 SCALE_CURVES = {  # column -> label, marker
-    "time_neighbours_s_median": ("neighbours", "o"), "time_coefficients_s_median": ("coefficients", "s"),
-    "time_spectral_s_median": ("spectral (with the affinity)", "d"), "time_fit_s_median": ("total", "^"),
+    "time_neighbours_s_median": ("neighbours", "o"),
+    "time_coefficients_s_median": ("coefficients", "s"),
+    "time_spectral_s_median": ("spectral (with the affinity)", "d"),
+    "time_fit_s_median": ("total", "^"),
 }
 
 
@@ -263,11 +270,13 @@ def draw_scale(panels, results):
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8, loc="upper left")
     if len(table):
-        fig.suptitle(spec["title"].format(n_min=table["n_samples"].min(), n_max=table["n_samples"].max()))
+        fig.suptitle(spec["title"].format(n_min=table["n_samples"].min(),
+                                          n_max=table["n_samples"].max()))
     return fig
 
 
-KINDS = {"lines": draw_lines, "error_panels": draw_error_panels, "time_by_noise": draw_time_by_noise,
+KINDS = {"lines": draw_lines, "error_panels": draw_error_panels,
+         "time_by_noise": draw_time_by_noise,
          "runtime_panels": draw_runtime_panels, "heatmaps": draw_heatmaps,
          "observation": draw_observation, "requirements": draw_requirements, "scale": draw_scale}
 

@@ -55,7 +55,8 @@ def main(cfg):
         cfg.columns = {**override_columns(cfg, hydra_cfg.overrides.task),
                        **OmegaConf.to_container(cfg.columns)}
     frame = run(cfg)
-    print(f"{cfg.experiment.name}: {len(frame)} rows -> {Path(cfg.results_dir) / cfg.experiment.name}.csv")
+    print(f"{cfg.experiment.name}: {len(frame)} rows -> "
+          f"{Path(cfg.results_dir) / cfg.experiment.name}.csv")
 
 
 if __name__ == "__main__":

@@ -26,7 +26,9 @@ from ._runner import (
 
 
 def core_counts(exp):
-    return list(exp["cores"]) if exp.get("cores") is not None else list(range(1, (os.cpu_count() or 1) + 1))
+    if exp.get("cores") is not None:
+        return list(exp["cores"])
+    return list(range(1, (os.cpu_count() or 1) + 1))
 
 
 def tasks(exp, data_dir=None):

@@ -163,7 +163,7 @@ def fit_here(exp, methods, n_samples, seed):
     # Consecutive windows of the stage times from the start of the fit.
     ends = start + np.cumsum([row.get(f"time_{stage}_s", np.nan) for stage in STAGES[:-1]])
     bounds = [start, *ends, start + row["time_fit_s"]]
-    for stage, low, high in zip(STAGES, bounds[:-1], bounds[1:]):
+    for stage, low, high in zip(STAGES, bounds[:-1], bounds[1:], strict=True):
         row[f"rss_{stage}_gib"] = sampler.peak(low, high) / GIB
     row["rss_peak_gib"] = peak_rss_bytes() / GIB
     row["load_average"] = os.getloadavg()[0]

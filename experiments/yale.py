@@ -26,7 +26,8 @@ def check(exp):
 
 def draw_subjects(exp, variant, seed):
     rng = np.random.default_rng(data_seed(seed))
-    picks = rng.choice(len(exp["subjects"]), size=exp["n_draw"], replace=VARIANTS[variant]["replace"])
+    picks = rng.choice(len(exp["subjects"]), size=exp["n_draw"],
+                       replace=VARIANTS[variant]["replace"])
     return [int(exp["subjects"][i]) for i in picks]
 
 
@@ -47,7 +48,8 @@ def trial(context, cell, trial, seed):
     y = np.repeat(np.arange(len(blocks)), [len(b) for b in blocks])
     rows = fit_methods(context, X, y, seed)
     for row in rows:
-        row.update(subjects="-".join(map(str, subjects)), duplicate=len(set(subjects)) < len(subjects),
+        row.update(subjects="-".join(map(str, subjects)),
+                   duplicate=len(set(subjects)) < len(subjects),
                    n_samples=len(y), ambient_dim=X.shape[1])
     return rows
 

@@ -29,7 +29,8 @@ def trial(context, cell, trial, seed):
     subjects = draw_subjects(exp, cell["n_subjects"], seed)
     size = tuple(exp["size"]) if exp.get("size") else None
     blocks = [yaleb_subject_images(s, size=size, include_bad=False,
-                                   n_per_subject=exp.get("n_per_subject"), data_dir=context["data_dir"])
+                                   n_per_subject=exp.get("n_per_subject"),
+                                   data_dir=context["data_dir"])
               for s in subjects]
     X = np.vstack(blocks)
     y = np.repeat(np.arange(len(blocks)), [len(b) for b in blocks])

@@ -50,7 +50,8 @@ def check_array_2d(X, name="X", min_samples=1):
         )
     if X.shape[0] < min_samples or X.shape[1] == 0:
         raise ValueError(
-            f"{name} has shape {X.shape}; at least {min_samples} sample(s) and 1 feature are required."
+            f"{name} has shape {X.shape}; "
+            f"at least {min_samples} sample(s) and 1 feature are required."
         )
     if X.dtype.kind not in "fiub":
         raise ValueError(f"{name} must be numeric; got dtype {X.dtype}.")
@@ -58,7 +59,8 @@ def check_array_2d(X, name="X", min_samples=1):
     if not np.isfinite(X).all():
         bad = np.flatnonzero(~np.isfinite(X).all(axis=1))
         raise ValueError(
-            f"{name} contains NaN or infinity in {bad.size} row(s), first at row(s) {bad[:5].tolist()}."
+            f"{name} contains NaN or infinity in {bad.size} row(s), "
+            f"first at row(s) {bad[:5].tolist()}."
         )
     return X
 
@@ -88,7 +90,8 @@ def normalize_rows(X):
 
 def check_n_neighbors(n_neighbors, n_samples):
     """Check that every point can have `n_neighbors` other points."""
-    if not isinstance(n_neighbors, numbers.Integral) or isinstance(n_neighbors, bool) or n_neighbors < 1:
+    if (not isinstance(n_neighbors, numbers.Integral) or isinstance(n_neighbors, bool)
+            or n_neighbors < 1):
         raise ValueError(f"n_neighbors must be a positive integer; got {n_neighbors!r}.")
     if n_neighbors >= n_samples:
         raise ValueError(
@@ -102,7 +105,8 @@ def check_n_clusters(n_clusters, n_samples):
     """Check a given number of clusters against the number of samples (None passes)."""
     if n_clusters is None:
         return None
-    if not isinstance(n_clusters, numbers.Integral) or isinstance(n_clusters, bool) or n_clusters < 1:
+    if (not isinstance(n_clusters, numbers.Integral) or isinstance(n_clusters, bool)
+            or n_clusters < 1):
         raise ValueError(f"n_clusters must be a positive integer or None; got {n_clusters!r}.")
     if n_clusters > n_samples:
         raise ValueError(f"n_clusters={n_clusters} must be <= n_samples={n_samples}.")

@@ -147,7 +147,8 @@ class OutlierADMM:
 
     def keep(self, rows):
         self.A, self.beta, self.s = self.A[rows], self.beta[rows], self.s[rows]
-        self.inverse, self.rhs_z, self.rhs_e = self.inverse[rows], self.rhs_z[rows], self.rhs_e[rows]
+        self.inverse, self.rhs_z, self.rhs_e = (self.inverse[rows], self.rhs_z[rows],
+                                                self.rhs_e[rows])
         self.state = {name: value[rows] for name, value in self.state.items()}
 
     def step(self):

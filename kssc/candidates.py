@@ -162,7 +162,7 @@ def candidate_sets(X, n_neighbors, *, neighbor_pcs=0, n_random=0, metric="euclid
     counts, pcs = _check_views(n_neighbors, neighbor_pcs)
     check_n_neighbors(int(sum(counts)), n)
     indices = np.empty((n, 0), dtype=np.int64)
-    for count, removed in zip(counts, pcs):
+    for count, removed in zip(counts, pcs, strict=True):
         Q = remove_top_components(X, min(removed, min(X.shape) - 1))
         wanted = indices.shape[1] + count
         if metric == "l2":

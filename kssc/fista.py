@@ -61,7 +61,8 @@ def solve_lasso_fista(gram, corr, sq_norms, lam, *, positive=True, tol=1e-6, max
             bad = curvature > rho[todo] * np.einsum("ni,ni->n", step, step)
             todo = todo[bad]
             rho[todo] *= growth
-            z[todo] = prox(j[todo] - grad[todo] / rho[todo, None], (lam_a[todo] / rho[todo])[:, None])
+            z[todo] = prox(j[todo] - grad[todo] / rho[todo, None],
+                           (lam_a[todo] / rho[todo])[:, None])
             Gz[todo] = _matvec(G[todo], z[todo])
         F = lam_a * np.abs(z).sum(axis=1) + _smooth(Gz, z, b, c)
 

@@ -120,10 +120,10 @@ def _admm_coefficients(X, indices, lam, lam_rows, solver, positive, l1_ratio, ga
             break
         parts = _run([delayed(_admm_advance)(reached[c], target, states[c], *args(spans[c]))
                       for c in todo], n_jobs)
-        for c, (state, it, ok) in zip(todo, parts):
+        for c, (state, it, ok) in zip(todo, parts, strict=True):
             states[c], reached[c], met[c] = state, it, ok
         target = max(reached)
-        if all(r == target and ok for r, ok in zip(reached, met)):
+        if all(r == target and ok for r, ok in zip(reached, met, strict=True)):
             break
     n_iter = max(reached)
     converged = all(met) and n_iter == min(reached)

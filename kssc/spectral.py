@@ -255,7 +255,8 @@ def _assign(W, n_clusters, assign_labels, rng):
     """Labels from the top `n_clusters` eigenvectors, by the method `assign_labels`."""
     if assign_labels == "njw":
         embedding = njw_embedding(W, n_clusters, random_state=rng)
-        return KMeans(n_clusters, n_init=20, random_state=rng).fit_predict(embedding).astype(np.int64)
+        labels = KMeans(n_clusters, n_init=20, random_state=rng).fit_predict(embedding)
+        return labels.astype(np.int64)
     vectors = ncut_embedding(W, n_clusters, random_state=rng)
     if assign_labels == "discretize":
         return discretize(vectors, rng)

@@ -1,4 +1,7 @@
-"""Skip a test that needs real data files which are absent (fail instead when $KSSC_DATA_DIR is set)."""
+"""Skip a test that needs real data files which are absent.
+
+Fail instead when $KSSC_DATA_DIR is set.
+"""
 
 import os
 
@@ -17,7 +20,8 @@ def real_data(name, relpaths=None):
     missing = missing_files(name, relpaths)
     if missing:
         path = get_data_dir() / name / missing[0]
-        message = f"{path} is missing ({len(missing)} file(s) of {name} absent): run `make data` or set KSSC_DATA_DIR"
+        message = (f"{path} is missing ({len(missing)} file(s) of {name} absent): "
+                   "run `make data` or set KSSC_DATA_DIR")
         if os.environ.get("KSSC_DATA_DIR"):
             pytest.fail(message)
         pytest.skip(message)

@@ -3,8 +3,8 @@ import pytest
 
 pytest.importorskip("faiss", reason="the approximate backend needs faiss-cpu")
 
-from kssc._ann import approximate_neighbours  # noqa: E402
-from kssc.neighbours import nearest_neighbours  # noqa: E402
+from kssc._ann import approximate_neighbours
+from kssc.neighbours import nearest_neighbours
 
 
 def _clustered(n=3000, dim=32, n_subspaces=6, sub_dim=4, seed=0):
@@ -19,7 +19,7 @@ def _clustered(n=3000, dim=32, n_subspaces=6, sub_dim=4, seed=0):
 
 
 def _recall(found, exact):
-    return np.mean([np.intersect1d(f, e).size / e.size for f, e in zip(found, exact)])
+    return np.mean([np.intersect1d(f, e).size / e.size for f, e in zip(found, exact, strict=True)])
 
 
 @pytest.mark.parametrize("metric", ["euclidean", "abs_cosine"])

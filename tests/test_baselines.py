@@ -184,7 +184,7 @@ def test_sssc_affinity_and_out_of_sample_rule():
     rng = np.random.RandomState(7)
     A, X, labels = rng.randn(8, 6), rng.randn(15, 6), np.array([0, 0, 1, 1, 1, 2, 2, 2])
     ours = class_residual_labels(A, labels, X, 1e-6)
-    for x, label in zip(X, ours):
+    for x, label in zip(X, ours, strict=True):
         c = np.linalg.solve(A @ A.T + 1e-6 * np.eye(8), A @ x)
         res = [np.sum((x - c[labels == k] @ A[labels == k]) ** 2) / np.sum(c[labels == k] ** 2)
                for k in range(3)]

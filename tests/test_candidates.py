@@ -39,7 +39,8 @@ def test_remove_top_components_leaves_the_orthogonal_complement(shape):
 def test_merge_candidates_adds_the_first_new_points_in_order():
     first = np.array([[1, 2], [0, 3]])
     more = np.array([[2, 5, 1, 4, 3], [4, 0, 3, 2, 1]])
-    np.testing.assert_array_equal(cand.merge_candidates(first, more, 2), [[1, 2, 5, 4], [0, 3, 4, 2]])
+    np.testing.assert_array_equal(cand.merge_candidates(first, more, 2),
+                                  [[1, 2, 5, 4], [0, 3, 4, 2]])
 
 
 @pytest.mark.parametrize("keys_up_to", [10**9, 0], ids=["keys", "rejection"])

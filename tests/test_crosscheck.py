@@ -99,7 +99,8 @@ def test_entry_point_skips_when_octave_is_not_on_the_path(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "KSSC_OCTAVE"}
     env.update(PATH=str(tmp_path), PYTHONPATH=str(REPO))  # an empty PATH: no octave
     done = subprocess.run([sys.executable, "-m", "crosscheck", "--output", str(tmp_path / "x.csv")],
-                          check=False, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+                          check=False, cwd=REPO, env=env, capture_output=True, text=True,
+                          timeout=120)
     assert done.returncode == 0, done.stderr
     assert "crosscheck skipped" in done.stdout
     assert not (tmp_path / "x.csv").exists()

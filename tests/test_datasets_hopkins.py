@@ -19,7 +19,10 @@ from kssc.datasets.hopkins import hopkins_metadata
 
 @pytest.fixture(scope="module")
 def data_dir():
-    """The real data folder, holding every file of Hopkins 155 (else skip, naming a missing file)."""
+    """The real data folder, holding every file of Hopkins 155.
+
+    Else skip, naming a missing file.
+    """
     return real_data("hopkins155")
 
 
@@ -40,7 +43,8 @@ def test_sequence_lists():
 
 
 def test_metadata_matches_checksum_list():
-    listed = {rel.split("/")[0] for rel in read_checksums("hopkins155") if rel.endswith("_truth.mat")}
+    listed = {rel.split("/")[0] for rel in read_checksums("hopkins155")
+              if rel.endswith("_truth.mat")}
     assert listed == set(hopkins_metadata())
     with pytest.raises(ValueError, match="subset"):
         list_hopkins_sequences("hopkins156")

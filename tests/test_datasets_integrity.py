@@ -53,7 +53,10 @@ def check_corrupt_error(error, data_dir, name, rel, data):
 
 
 def test_data_folder_of_an_installed_package_is_the_user_cache(tmp_path):
-    """Outside a checkout (no pyproject.toml above the package) the data go to pooch.os_cache("kssc")."""
+    """Outside a checkout the data go to pooch.os_cache("kssc").
+
+    Outside a checkout: no pyproject.toml above the package.
+    """
     site = tmp_path / "site-packages"
     shutil.copytree(REPO / "kssc" / "datasets", site / "kssc" / "datasets",
                     ignore=shutil.ignore_patterns("__pycache__"))
@@ -61,7 +64,8 @@ def test_data_folder_of_an_installed_package_is_the_user_cache(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("KSSC_DATA_DIR", "PYTHONPATH")}
     env.update(PYTHONPATH=str(site), XDG_CACHE_HOME=str(tmp_path / "cache"))
     out = subprocess.run(
-        [sys.executable, "-c", "import kssc.datasets as d; print(d.__file__); print(d.get_data_dir())"],
+        [sys.executable, "-c",
+         "import kssc.datasets as d; print(d.__file__); print(d.get_data_dir())"],
         cwd=tmp_path, env=env, capture_output=True, text=True, check=True,
     ).stdout.split("\n")
     assert out[0].startswith(str(site))
@@ -124,7 +128,8 @@ def test_truncated_face(tmp_path):
 def test_read_pgm_names_truncated_and_wrong_shape_files(tmp_path):
     path = tmp_path / "face.pgm"
     path.write_bytes(pgm(192, 168)[:-1000])
-    with pytest.raises(ValueError, match=rf"{path} is truncated: 31256 pixel bytes for the 192 x 168 image"):
+    with pytest.raises(ValueError,
+                       match=rf"{path} is truncated: 31256 pixel bytes for the 192 x 168 image"):
         read_pgm(path)
     path.write_bytes(pgm(48, 42, fill=7))
     with pytest.raises(ValueError, match=rf"{path} is 48 x 42 pixels; expected 192 x 168"):

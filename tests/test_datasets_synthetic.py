@@ -59,7 +59,8 @@ def test_make_subspaces_coefficients():
     basis = np.linalg.svd(X.T, full_matrices=False)[0]
     coef = X @ basis  # rotation of the coefficients keeps the sum of variances
     assert np.trace(np.cov(coef.T)) == pytest.approx(4 * 2.0, rel=0.05)
-    assert np.linalg.norm(X.mean(axis=0)) == pytest.approx(0.5 * 2.0, rel=0.05)  # |B @ (0.5 * 1)| = 1
+    # |B @ (0.5 * 1)| = 1
+    assert np.linalg.norm(X.mean(axis=0)) == pytest.approx(0.5 * 2.0, rel=0.05)
     _, _, U = make_subspaces(1, 3, 5000, 3, coefficients="uniform", normalize=False, random_state=3)
     assert np.abs(U).max() <= np.sqrt(3) * 0.5 + 1e-12
 
@@ -81,7 +82,7 @@ def test_generators_are_deterministic():
     ]
     for call in calls:
         first, again, other = call(7), call(7), call(8)
-        for a, b in zip(first, again):
+        for a, b in zip(first, again, strict=True):
             np.testing.assert_array_equal(a, b)
         assert not np.array_equal(first[0], other[0])
     a = make_dvsn_data(30, 6, 15, random_state=np.random.RandomState(0))[0]
@@ -157,7 +158,8 @@ def test_dependent_coefficients_large_is_fast():
 def test_make_tir_on_a_toy_library():
     rng = np.random.default_rng(0)
     library = rng.uniform(size=(30, 40))
-    X, y, X_clean = make_tir(library, n_subspaces=4, n_spectra=3, n_per_subspace=50, noise=0.2, random_state=1)
+    X, y, X_clean = make_tir(library, n_subspaces=4, n_spectra=3, n_per_subspace=50, noise=0.2,
+                             random_state=1)
     assert X.shape == X_clean.shape == (200, 40)
     np.testing.assert_array_equal(np.bincount(y), [50] * 4)
     assert all(cluster_rank(X_clean, y, k) <= 3 for k in range(4))

@@ -28,7 +28,8 @@ def test_make_tir_on_the_library(data_dir):
     spectra, _ = load_tir_library(data_dir)
     X, y, X_clean = make_tir(spectra, noise=0.04, random_state=0)
     assert X.shape == (100, 321) and np.bincount(y).tolist() == [20] * 5
-    assert 0 < X_clean.max() < 1.5  # un-normalised: combinations of [0, 1] spectra with weights ~0.1
+    # un-normalised: combinations of [0, 1] spectra with weights ~0.1
+    assert 0 < X_clean.max() < 1.5
 
 
 def test_get_data_dir_precedence(monkeypatch, tmp_path):

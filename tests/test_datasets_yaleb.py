@@ -20,7 +20,10 @@ ZERO_IMAGE = "CroppedYale/yaleB15/yaleB15_P00A-035E+40.pgm.bad"
 
 @pytest.fixture(scope="module")
 def data_dir():
-    """The real data folder, holding every file of Extended Yale B (else skip, naming a missing file)."""
+    """The real data folder, holding every file of Extended Yale B.
+
+    Else skip, naming a missing file.
+    """
     return real_data("yaleb")
 
 
@@ -52,7 +55,8 @@ def test_bad_subjects(subjects):
         list_yaleb_images(subjects)
 
 
-@pytest.mark.parametrize(("size", "n_features"), [((96, 84), 8064), ((48, 42), 2016), (None, 32256)])
+@pytest.mark.parametrize(("size", "n_features"),
+                         [((96, 84), 8064), ((48, 42), 2016), (None, 32256)])
 def test_load_sizes(data_dir, size, n_features):
     X, y = load_yaleb([1, 15], size=size, data_dir=data_dir)
     assert X.shape == (128, n_features) and X.dtype == np.float64

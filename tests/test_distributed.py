@@ -25,15 +25,17 @@ def _union_of_lines_and_planes(seed=0):
 
 @pytest.fixture(scope="module")
 def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster:
-        with distributed.Client(cluster) as client:
-            yield client
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                 dashboard_address=None) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client
 
 
 def test_dask_backend_gives_the_serial_result(client):
     X, _ = _union_of_lines_and_planes()
-    params = dict(n_clusters=3, n_neighbors=8, chunk_size=40, random_state=0)
+    params = {"n_clusters": 3, "n_neighbors": 8, "chunk_size": 40, "random_state": 0}
     serial = KSSC(**params).fit(X)
     with distributed.get_task_stream(client) as stream, joblib.parallel_config(backend="dask"):
         spread = KSSC(n_jobs=-1, **params).fit(X)

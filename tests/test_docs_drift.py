@@ -104,7 +104,8 @@ def test_quoted_signature_matches_code(module, name, params, returns):
         assert position < len(actual), f"{name}: quoted parameter {item!r} does not exist"
         parameter = actual[position]
         quoted_name, _, default = item.partition("=")
-        assert parameter.name == quoted_name, f"{name}: {quoted_name!r} quoted, {parameter.name!r} in the code"
+        assert parameter.name == quoted_name, \
+            f"{name}: {quoted_name!r} quoted, {parameter.name!r} in the code"
         assert (parameter.kind is parameter.KEYWORD_ONLY) == keyword_only, \
             f"{name}: {quoted_name!r} keyword-only in one and not the other"
         if default and default != "...":
@@ -129,13 +130,15 @@ def _tiny_call(name):
         return normalize_rows(X)
     if name == "kssc_coefficients":
         from kssc.representation import kssc_coefficients
-        return kssc_coefficients(X, np.array([np.roll(np.arange(12), -s)[1:4] for s in range(12)]), 0.1)
+        neighbours = np.array([np.roll(np.arange(12), -s)[1:4] for s in range(12)])
+        return kssc_coefficients(X, neighbours, 0.1)
     if name == "solve_lasso_fista":
         from kssc.fista import solve_lasso_fista
         A = rng.standard_normal((2, 3, 4))
         x = rng.standard_normal((2, 4))
         gram = A @ A.transpose(0, 2, 1)
-        return solve_lasso_fista(gram, np.einsum("nkd,nd->nk", A, x), np.einsum("nd,nd->n", x, x), 0.1)
+        return solve_lasso_fista(gram, np.einsum("nkd,nd->nk", A, x), np.einsum("nd,nd->n", x, x),
+                                 0.1)
     raise LookupError(f"add a tiny call of {name} to _tiny_call: its quoted return is a tuple")
 
 
@@ -248,7 +251,8 @@ def test_protocol_citations_resolve():
     cited, unresolved = set(), []
     for path in _source_files():
         text = path.read_text()
-        for match in re.finditer(r"docs/protocol\.md((?:(?:,| and) ?(?:\d+\.\d+|D\d+)| (?:\d+\.\d+|D\d+))+)",
+        for match in re.finditer(r"docs/protocol\.md"
+                                 r"((?:(?:,| and) ?(?:\d+\.\d+|D\d+)| (?:\d+\.\d+|D\d+))+)",
                                  text):
             for anchor in re.findall(r"\d+\.\d+|D\d+", match.group(1)):
                 cited.add(anchor)
@@ -262,7 +266,8 @@ def test_no_citation_of_documents_outside_the_repository():
     offending = []
     for path in _source_files():
         for number, line in enumerate(path.read_text().splitlines(), start=1):
-            if re.search(r"(?<!docs/protocol\.md )\b(?:protocol(?: section)? \d|discrepancy \d)", line) \
+            if re.search(r"(?<!docs/protocol\.md )\b(?:protocol(?: section)? \d|discrepancy \d)",
+                         line) \
                     or "shared/research" in line:
                 offending.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
     assert not offending, "cite docs/protocol.md instead:\n" + "\n".join(offending)

@@ -30,7 +30,8 @@ def test_api_reference_lists_every_public_object():
     for package in PACKAGES:
         module = importlib.import_module(package)
         public = {name for name in module.__all__
-                  if inspect.isclass(getattr(module, name)) or inspect.isfunction(getattr(module, name))}
+                  if inspect.isclass(getattr(module, name))
+                  or inspect.isfunction(getattr(module, name))}
         assert listed.get(package, set()) == public, f"docs/api.rst and {package}.__all__ differ"
 
 

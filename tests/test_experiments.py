@@ -34,7 +34,8 @@ class KMeansStandIn:
         self.random_state = random_state
 
     def fit(self, X):
-        self.labels_ = KMeans(self.n_clusters, n_init=1, random_state=self.random_state).fit_predict(X)
+        self.labels_ = KMeans(self.n_clusters, n_init=1,
+                              random_state=self.random_state).fit_predict(X)
         self.timings_ = {"representation": 0.0, "spectral": 0.0}
         return self
 
@@ -74,7 +75,8 @@ def test_smoke_run(name, tmp_path, monkeypatch):
     assert (results / f"{name}.csv").exists()
     meta = json.loads((results / f"{name}.meta.json").read_text())
     assert meta["config"]["experiment"]["name"] == name
-    assert {"packages", "git_revision", "cpu_count", "wall_time_s", "started", "finished"} <= set(meta)
+    assert {"packages", "git_revision", "cpu_count", "wall_time_s", "started",
+            "finished"} <= set(meta)
     assert meta["fingerprint"] == _fingerprint.fingerprint(cfg)
     assert (results / f"{name}_table.csv").exists() == (_runner.load(name).summary is not None)
     assert not (results / ".partial" / f"{name}.jsonl").exists()
@@ -178,7 +180,8 @@ def test_deterministic_and_parallel_equal_serial(tmp_path):
 def test_trial_seeds_depend_on_cell_and_trial():
     a = _runner.trial_seed(1, {"noise": 0.1}, 0)
     assert a == _runner.trial_seed(1, {"noise": 0.1}, 0)
-    assert len({a, _runner.trial_seed(1, {"noise": 0.2}, 0), _runner.trial_seed(1, {"noise": 0.1}, 1),
+    assert len({a, _runner.trial_seed(1, {"noise": 0.2}, 0),
+                _runner.trial_seed(1, {"noise": 0.1}, 1),
                 _runner.trial_seed(2, {"noise": 0.1}, 0)}) == 4
 
 
@@ -239,7 +242,8 @@ def test_a_second_run_into_the_same_folder_is_refused(tmp_path):
     cfg = toy_config(tmp_path)
     results = tmp_path / "results"
     with _io.results_lock(results, "synthetic_intersection"):
-        with pytest.raises(_io.ResultsLocked, match="Another run of experiment 'synthetic_intersection'"):
+        with pytest.raises(_io.ResultsLocked,
+                           match="Another run of experiment 'synthetic_intersection'"):
             run_toy(cfg)
         assert not (results / ".partial" / "synthetic_intersection.jsonl").exists()
     assert len(run_toy(cfg)) == 6  # the lock is released with its holder
@@ -278,7 +282,8 @@ def test_killing_a_parallel_run_leaves_no_workers(tmp_path):
     script = (f"import sys; sys.path[:0] = [{str(ROOT)!r}, {str(Path(__file__).parent)!r}]\n"
               "from test_experiments import make_config, run_toy, toy_config\n"
               f"cfg = make_config('experiment=synthetic_intersection', 'profile=smoke', 'n_jobs=2',"
-              f" '~methods.ssc', '~methods.kssc', '+methods.standin._target_=test_experiments.SlowStandIn',"
+              f" '~methods.ssc', '~methods.kssc',"
+              f" '+methods.standin._target_=test_experiments.SlowStandIn',"
               f" tmp_path=__import__('pathlib').Path({str(tmp_path)!r}))\n"
               "run_toy(cfg)\n")
     env = {**os.environ, "KSSC_TEST_PID_DIR": str(pid_dir)}
@@ -328,25 +333,27 @@ def fixture_results(results):
     write("tir", tir)
     write("hopkins", tir.assign(experiment="hopkins", sequence="1R2RC"))
     rows = [{"experiment": "synthetic_intersection", "method": m, "trial": 0, "seed": 0,
-             "error_pct": float(t), "failed": False, "time_representation_s": 0.1, "time_fit_s": 0.1,
-             "failure": "", "intersection_dim": t} for m in ("ssc", "kssc") for t in range(11)]
+             "error_pct": float(t), "failed": False, "time_representation_s": 0.1,
+             "time_fit_s": 0.1, "failure": "", "intersection_dim": t}
+            for m in ("ssc", "kssc") for t in range(11)]
     write("synthetic_intersection", pd.DataFrame(rows))
     rows = [{"experiment": "tir_large", "method": m, "trial": 0, "seed": 0, "error_pct": 1.0,
-             "failed": False, "time_representation_s": n / 1000, "time_fit_s": n / 500, "failure": "",
-             "n_per_subspace": n} for m in ("kssc", "tsc", "sssc") for n in (100, 200, 1100)]
+             "failed": False, "time_representation_s": n / 1000, "time_fit_s": n / 500,
+             "failure": "", "n_per_subspace": n}
+            for m in ("kssc", "tsc", "sssc") for n in (100, 200, 1100)]
     write("tir_large", pd.DataFrame(rows))
     rows = [{"experiment": "yale", "method": m, "trial": t, "seed": t, "error_pct": e + t,
              "failed": False, "time_representation_s": 1.0, "time_fit_s": 2.0, "failure": "",
-             "variant": v} for v in ("faithful", "clean") for m, e in (("ssc", 30.0), ("kssc", 20.0))
-            for t in range(3)]
+             "variant": v} for v in ("faithful", "clean")
+            for m, e in (("ssc", 30.0), ("kssc", 20.0)) for t in range(3)]
     write("yale", pd.DataFrame(rows))
 
 
 def test_figures_from_fixture_csv(tmp_path):
     fixture_results(tmp_path / "results")
     drawn = plot.plot_all(tmp_path / "results", tmp_path / "figures")
-    assert set(drawn) == {"tir_results", "tir_results2", "tir_motion_time", "synthetic_intersection",
-                          "large_results"}
+    assert set(drawn) == {"tir_results", "tir_results2", "tir_motion_time",
+                          "synthetic_intersection", "large_results"}
     for figure in drawn:
         assert (tmp_path / "figures" / f"{figure}.png").stat().st_size > 0
         assert (tmp_path / "figures" / f"{figure}.pdf").exists()
@@ -427,6 +434,7 @@ def test_every_multirun_job_has_its_own_folder_and_column(tmp_path):
          "profile=smoke", "experiment.ambient_dim=100,200"],
         cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stderr
-    frames = [pd.read_csv(path) for path in sorted(tmp_path.glob("outputs/hydra/multirun/*/*/complexity.csv"))]
+    frames = [pd.read_csv(path)
+              for path in sorted(tmp_path.glob("outputs/hydra/multirun/*/*/complexity.csv"))]
     assert [sorted(set(f["experiment_ambient_dim"])) for f in frames] == [[100], [200]]
     assert [sorted(set(f["ambient_dim"])) for f in frames] == [[100], [200]]

@@ -1,4 +1,7 @@
-"""Fetching against a real HTTP server on 127.0.0.1 (and file:// URLs) serving small files the tests make."""
+"""Fetching against a real HTTP server on 127.0.0.1 (and file:// URLs).
+
+The server serves small files the tests make.
+"""
 
 import hashlib
 import http.server
@@ -75,8 +78,10 @@ def server(tmp_path):
     served = tmp_path / "served"
     served.mkdir()
     _Handler.requests = []
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), partial(_Handler, directory=str(served)))
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+                                            partial(_Handler, directory=str(served)))
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.02},
+                              daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}", served
     httpd.shutdown()
@@ -160,7 +165,8 @@ def test_single_file_dataset_raw_download(server, tmp_path):
     one = DatasetSpec("one", {"lib.mat": sha(data)}, {"lib.mat": len(data)}, (f"{base}/lib.mat",))
     fetch_dataset(one, tmp_path / "one", progress=False)
     assert (tmp_path / "one" / "lib.mat").read_bytes() == data
-    with pytest.raises(ChecksumError, match=r"lib\.mat.*expected sha256 [0-9a-f]{64}, got [0-9a-f]{64}"):
+    with pytest.raises(ChecksumError,
+                       match=r"lib\.mat.*expected sha256 [0-9a-f]{64}, got [0-9a-f]{64}"):
         fetch_dataset(with_sources(one, f"{base}/bad.mat"), tmp_path / "other", progress=False)
     assert not (tmp_path / "other").exists() and leftovers(tmp_path) == []
 
@@ -238,7 +244,8 @@ def test_cli_fetches_tir_and_verifies(server, tmp_path, monkeypatch, capsys):
     assert "tir: OK" in capsys.readouterr().out
 
     monkeypatch.setenv("KSSC_TIR_URL", f"{base}/does-not-matter")
-    assert fetch_datasets(["tir"], data, progress=False) == {"tir": data / "tir"}  # present: no download
+    # present: no download
+    assert fetch_datasets(["tir"], data, progress=False) == {"tir": data / "tir"}
 
     (data / "tir" / "TIRlib.mat").write_bytes(b"broken")
     assert main(["--data-dir", str(data), "--verify", "tir"]) == 1
@@ -294,7 +301,10 @@ def test_tar_archive_and_file_url(spec, tmp_path):
 
 
 def test_oversized_member_stops_at_the_recorded_size(server, spec, tmp_path, monkeypatch):
-    """A small archive whose member inflates far beyond its recorded size is cut off, not written out."""
+    """A small archive whose member inflates far beyond its recorded size is cut off.
+
+    It is not written out.
+    """
     base, served = server
     bomb = dict(FILES, **{"sub/b.bin": bytes(64 << 20)})
     make_zip(served / "bomb.zip", bomb, extra=False)
@@ -316,11 +326,15 @@ def test_oversized_member_stops_at_the_recorded_size(server, spec, tmp_path, mon
 
 def test_unsupported_scheme(spec, tmp_path):
     with pytest.raises(DownloadError, match="unsupported URL scheme 'gopher'"):
-        fetch_dataset(with_sources(spec, "gopher://example.org/toy.zip"), tmp_path / "toy", progress=False)
+        fetch_dataset(with_sources(spec, "gopher://example.org/toy.zip"), tmp_path / "toy",
+                      progress=False)
 
 
 def test_interrupted_fetch_leaves_nothing(spec, tmp_path, monkeypatch):
-    """Ctrl-C in the middle of a download: no data set folder, no staging folder, no partial file."""
+    """Ctrl-C in the middle of a download leaves nothing behind.
+
+    No data set folder, no staging folder, no partial file.
+    """
     def interrupted(url, output_file, pooch_instance):
         Path(output_file).write_bytes(b"PK\x03\x04 half an archive")
         raise KeyboardInterrupt
@@ -328,5 +342,6 @@ def test_interrupted_fetch_leaves_nothing(spec, tmp_path, monkeypatch):
     monkeypatch.setattr(fetch_module, "_downloader", lambda url, progress: interrupted)
     data = tmp_path / "data"
     with pytest.raises(KeyboardInterrupt):
-        fetch_dataset(with_sources(spec, "http://127.0.0.1:9/toy.zip"), data / "toy", progress=False)
+        fetch_dataset(with_sources(spec, "http://127.0.0.1:9/toy.zip"), data / "toy",
+                      progress=False)
     assert list(data.iterdir()) == []

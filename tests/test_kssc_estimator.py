@@ -20,15 +20,15 @@ def union_of_subspaces(n_subspaces=4, dim=3, n_per=40, ambient=30, seed=0):
 
 # The default k = 20 needs at least 21 samples; these checks fit on 10-20 samples, so with
 # the default they can only meet our "n_neighbors must be < n_samples" error.
-_TOO_FEW_SAMPLES_FOR_K20 = {
-    name: "fits on <= 20 samples, fewer than the default n_neighbors=20 allows"
-    for name in [
+_TOO_FEW_SAMPLES_FOR_K20 = dict.fromkeys(
+    [
         "check_dont_overwrite_parameters", "check_n_features_in_after_fitting",
         "check_estimators_dtypes", "check_estimators_nan_inf", "check_f_contiguous_array_estimator",
         "check_methods_sample_order_invariance", "check_methods_subset_invariance",
         "check_fit2d_1feature", "check_dict_unchanged", "check_fit2d_predict1d",
-    ]
-}
+    ],
+    "fits on <= 20 samples, fewer than the default n_neighbors=20 allows",
+)
 
 
 @parametrize_with_checks(
@@ -131,7 +131,8 @@ def test_zero_norm_point_is_documented_not_fatal():
         (np.arange(10.0), {}, "Expected 2D array"),
         (np.empty((0, 3)), {}, "0 sample"),
         (np.ones((8, 3)), {"n_neighbors": 8}, "n_neighbors=8 must be < n_samples=8"),
-        (np.ones((8, 3)), {"n_neighbors": 2, "n_clusters": 9}, "n_clusters=9 must be <= n_samples=8"),
+        (np.ones((8, 3)), {"n_neighbors": 2, "n_clusters": 9},
+         "n_clusters=9 must be <= n_samples=8"),
         (np.ones((8, 3)), {"lam": 0.0}, "'lam' parameter"),
         (np.ones((8, 3)), {"lam": -1.0}, "'lam' parameter"),
         (np.ones((8, 3)), {"solver": "admm"}, "'solver' parameter"),

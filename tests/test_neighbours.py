@@ -80,7 +80,8 @@ def test_exact_search_memory_does_not_grow_with_n_features_times_k():
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert peak < 4 * X.nbytes, f"peak {peak / 2**20:.0f} MiB for {X.nbytes / 2**20:.0f} MiB of data"
+    assert peak < 4 * X.nbytes, \
+        f"peak {peak / 2**20:.0f} MiB for {X.nbytes / 2**20:.0f} MiB of data"
     assert indices.shape == (800, 20)
 
 

@@ -62,7 +62,7 @@ def sha256_file(path):
 
 
 def cached_sha256(path):
-    """`sha256_file(path)`, computed once per process for a given path, size and modification time."""
+    """`sha256_file(path)`, computed once per process per path, size and modification time."""
     stat = os.stat(path)
     key = (os.fspath(path), stat.st_size, stat.st_mtime_ns)
     if key not in _DIGESTS:

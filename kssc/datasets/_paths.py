@@ -15,7 +15,7 @@ are the single source of truth for fetching, verifying and loading.
 
 import csv
 import os
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from pathlib import Path
 
@@ -101,7 +101,7 @@ def dataset_dir(name, data_dir=None):
     return get_data_dir(data_dir) / name
 
 
-@lru_cache(maxsize=None)
+@cache
 def read_checksums(name):
     """Recorded SHA-256 sums of data set `name`: {relative path: hex digest}, in file order."""
     _check_name(name)
@@ -109,12 +109,13 @@ def read_checksums(name):
     return parse_checksums(text)
 
 
-@lru_cache(maxsize=None)
+@cache
 def read_sizes(name):
     """Recorded sizes in bytes of the files of data set `name`: {relative path: size}."""
     _check_name(name)
     text = resources.files("kssc.datasets").joinpath("metadata", "sizes.csv").read_text()
-    return {row["path"]: int(row["bytes"]) for row in csv.DictReader(text.splitlines()) if row["dataset"] == name}
+    return {row["path"]: int(row["bytes"]) for row in csv.DictReader(text.splitlines())
+            if row["dataset"] == name}
 
 
 def parse_checksums(text):
@@ -132,7 +133,7 @@ def parse_checksums(text):
 
 
 def missing_files(name, relpaths=None, data_dir=None):
-    """The files of `relpaths` (default: all files of data set `name`) absent from the data folder."""
+    """The files of `relpaths` (default: all of data set `name`) absent from the data folder."""
     root = dataset_dir(name, data_dir)
     relpaths = read_checksums(name) if relpaths is None else relpaths
     return [rel for rel in relpaths if not (root / rel).is_file()]
@@ -178,7 +179,8 @@ def _describe_data_dir(data_dir):
         return f"{get_data_dir(data_dir)} (data_dir argument)"
     if os.environ.get("KSSC_DATA_DIR"):
         return f"{get_data_dir()} (from $KSSC_DATA_DIR)"
-    where = "the checkout's data/ folder" if _checkout_root() is not None else "the user cache folder"
+    where = ("the checkout's data/ folder" if _checkout_root() is not None
+             else "the user cache folder")
     return f"{get_data_dir()} (default: {where}; set $KSSC_DATA_DIR to use another folder)"
 
 

@@ -1,4 +1,4 @@
-"""Download the data sets into the data folder with pooch and verify them against recorded SHA-256 sums.
+"""Download the data sets into the data folder with pooch; verify them by recorded SHA-256 sums.
 
 Usage::
 
@@ -92,7 +92,7 @@ class DownloadError(OSError):
 
 @dataclass(frozen=True)
 class DatasetSpec:
-    """A data set to fetch: its registry ({relative path: sha256}, {relative path: bytes}) and sources."""
+    """A data set to fetch: its registry ({relpath: sha256}, {relpath: bytes}) and sources."""
 
     name: str
     checksums: Mapping = field(repr=False)
@@ -124,12 +124,13 @@ class Report:
         lines += [f"  missing: {rel}" for rel in self.missing[:5]]
         if len(self.missing) > 5:
             lines.append(f"  ... and {len(self.missing) - 5} more missing")
-        lines += [f"  corrupt: {rel}: expected {exp}, got {act}" for rel, exp, act in self.mismatched]
+        lines += [f"  corrupt: {rel}: expected {exp}, got {act}"
+                  for rel, exp, act in self.mismatched]
         return "\n".join(lines)
 
 
 def get_spec(name, urls=None):
-    """The DatasetSpec of `name`, with sources from `urls[name]`, else $KSSC_<NAME>_URL, else defaults."""
+    """The DatasetSpec of `name`; sources: `urls[name]`, else $KSSC_<NAME>_URL, else defaults."""
     override = (urls or {}).get(name) or os.environ.get(f"KSSC_{name.upper()}_URL")
     if override:
         sources = tuple(override.split()) if isinstance(override, str) else tuple(override)
@@ -182,7 +183,8 @@ def fetch_dataset(spec, folder, *, progress=True):
     report = check_folder(spec, folder)
     todo = report.missing + [rel for rel, _, _ in report.mismatched]
     if not todo:
-        _log(progress, f"{spec.name}: all {report.n_files} file(s) present and verified in {folder}")
+        _log(progress,
+             f"{spec.name}: all {report.n_files} file(s) present and verified in {folder}")
         return folder
     _log(progress, f"{spec.name}: {len(todo)} of {report.n_files} file(s) to fetch into {folder}")
     folder.parent.mkdir(parents=True, exist_ok=True)
@@ -201,7 +203,8 @@ def fetch_dataset(spec, folder, *, progress=True):
                 _install(staging, folder, todo)
                 _log(progress, f"{spec.name}: done, {report.n_files} file(s) verified in {folder}")
                 return folder
-            failures.append((url, DownloadError(f"{len(still)} file(s) still missing, e.g. {still[0]}")))
+            failures.append(
+                (url, DownloadError(f"{len(still)} file(s) still missing, e.g. {still[0]}")))
         _raise_failure(spec, todo, failures)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -249,7 +252,8 @@ class _Install:
     """pooch processor: extract `wanted` from an archive, or take the download as the one file."""
 
     def __init__(self, spec, wanted, staging, folder, url):
-        self.spec, self.wanted, self.staging, self.folder, self.url = spec, wanted, staging, folder, url
+        self.spec, self.wanted, self.staging = spec, wanted, staging
+        self.folder, self.url = folder, url
 
     def __call__(self, fname, action, pooch_instance):
         args = (self.spec, self.wanted, self.staging, self.folder, self.url)
@@ -312,7 +316,8 @@ class _CappedExtraction:
                     digest.update(chunk)
                     out.write(chunk)
             if digest.hexdigest() != expected:
-                raise ChecksumError(_target(self.folder, rel), expected, digest.hexdigest(), source=self.url)
+                raise ChecksumError(_target(self.folder, rel), expected, digest.hexdigest(),
+                                    source=self.url)
             os.replace(tmp, target)
         finally:
             tmp.unlink(missing_ok=True)
@@ -347,7 +352,7 @@ class _CappedUntar(_CappedExtraction, pooch.Untar):
 
 
 def _locate_members(member_names, relpaths):
-    """Map relative paths to archive members, under the folder prefix that holds the most of them."""
+    """Map relative paths to archive members, under the folder prefix holding the most of them."""
     wanted = set(relpaths)
     by_prefix = {}
     for member in member_names:
@@ -377,7 +382,8 @@ def _raise_failure(spec, todo, failures):
     tried = "\n".join(f"  {url}: {exc}" for url, exc in failures) or "  (no sources)"
     raise DownloadError(
         f"{len(todo)} file(s) could not be fetched (e.g. {todo[0]}). Sources tried:\n{tried}\n"
-        f"Override the source with --url {spec.name}=URL or ${'KSSC_' + spec.name.upper() + '_URL'}, "
+        f"Override the source with --url {spec.name}=URL "
+        f"or ${'KSSC_' + spec.name.upper() + '_URL'}, "
         "or place the files in the data folder by hand and run --verify."
     )
 
@@ -419,7 +425,8 @@ def _pooch_quiet():
 def _target(folder, rel):
     path = PurePosixPath(rel)
     if path.is_absolute() or ".." in path.parts:
-        raise ValueError(f"checksum list entry {rel!r} must be a relative path inside the data set.")
+        raise ValueError(
+            f"checksum list entry {rel!r} must be a relative path inside the data set.")
     return Path(folder, *path.parts)
 
 
@@ -451,10 +458,12 @@ def main(argv=None):
         prog="python -m kssc.datasets.fetch",
         description="Download the k-SSC data sets and verify them against recorded SHA-256 sums.",
     )
-    parser.add_argument("datasets", nargs="*", metavar="NAME", help=f"data sets (default all: {' '.join(DATASETS)})")
-    parser.add_argument("--data-dir", help="data folder (default: $KSSC_DATA_DIR, else data/ in a checkout, "
-                        "else the user cache folder)")
-    parser.add_argument("--verify", action="store_true", help="only check the files present against the sums")
+    parser.add_argument("datasets", nargs="*", metavar="NAME",
+                        help=f"data sets (default all: {' '.join(DATASETS)})")
+    parser.add_argument("--data-dir", help="data folder (default: $KSSC_DATA_DIR, "
+                        "else data/ in a checkout, else the user cache folder)")
+    parser.add_argument("--verify", action="store_true",
+                        help="only check the files present against the sums")
     parser.add_argument("--url", action="append", default=[], metavar="NAME=URL",
                         help="replace the sources of NAME (repeatable)")
     parser.add_argument("--quiet", action="store_true", help="no progress output")

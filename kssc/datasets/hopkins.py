@@ -10,7 +10,7 @@ sequences be listed and filtered without reading the data.
 """
 
 import csv
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 
 import numpy as np
@@ -18,18 +18,19 @@ import scipy.io
 
 from ._paths import require_files
 
-PAPER41 = (
-    "1R2RC 1R2RCR 1R2RCT_A 1R2RCT_B 1R2TCR 1R2TCRT 1RT2RCR 1RT2RCRT 1RT2RTCRT_A 1RT2RTCRT_B "
-    "1RT2TC 1RT2TCRT_A 1RT2TCRT_B 2R3RTC 2R3RTCRT 2RT3RC 2RT3RCR 2RT3RCT_A 2RT3RCT_B 2RT3RTCRT "
-    "2T3RCR 2T3RCRT 2T3RCRTP 2T3RCTP 2T3RTCR three-cars cars1 cars2 cars2B cars2_06 cars2_07 "
-    "cars3 cars4 cars5 cars6 cars7 cars8 cars9 cars10 truck1 truck2"
-).split()
+PAPER41 = [
+    "1R2RC", "1R2RCR", "1R2RCT_A", "1R2RCT_B", "1R2TCR", "1R2TCRT", "1RT2RCR", "1RT2RCRT",
+    "1RT2RTCRT_A", "1RT2RTCRT_B", "1RT2TC", "1RT2TCRT_A", "1RT2TCRT_B", "2R3RTC", "2R3RTCRT",
+    "2RT3RC", "2RT3RCR", "2RT3RCT_A", "2RT3RCT_B", "2RT3RTCRT", "2T3RCR", "2T3RCRT", "2T3RCRTP",
+    "2T3RCTP", "2T3RTCR", "three-cars", "cars1", "cars2", "cars2B", "cars2_06", "cars2_07", "cars3",
+    "cars4", "cars5", "cars6", "cars7", "cars8", "cars9", "cars10", "truck1", "truck2",
+]
 """The 41 sequences shipped with the paper's code (`sjtrny/kssc` data/Hopkins155)."""
 
 SUBSETS = ("paper41", "hopkins155", "all")
 
 
-@lru_cache(maxsize=None)
+@cache
 def hopkins_metadata():
     """{name: {"n_motions", "n_points", "n_frames", "category"}} for all 156 sequences."""
     text = resources.files("kssc.datasets").joinpath("metadata", "hopkins155.csv").read_text()
@@ -134,7 +135,8 @@ def load_hopkins_sequence(name, data_dir=None):
     mat = scipy.io.loadmat(path, variable_names=["x", "s"], mat_dtype=True)
     tracks = mat["x"]
     _, n_points, n_frames = tracks.shape
-    X = np.ascontiguousarray(tracks[:2].transpose(1, 2, 0).reshape(n_points, 2 * n_frames), dtype=np.float64)
+    X = np.ascontiguousarray(tracks[:2].transpose(1, 2, 0).reshape(n_points, 2 * n_frames),
+                             dtype=np.float64)
     y = np.rint(mat["s"].ravel()).astype(np.int64)
     return X, y
 

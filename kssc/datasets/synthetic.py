@@ -103,7 +103,8 @@ def make_subspaces(n_subspaces, subspace_dim, n_per_subspace, ambient_dim, *,
         if coefficients == "uniform":
             coef = rng.uniform(-0.5, 0.5, size=(n_per_subspace, subspace_dim))
         else:
-            coef = coef_mean + np.sqrt(coef_var) * rng.standard_normal((n_per_subspace, subspace_dim))
+            coef = coef_mean + np.sqrt(coef_var) * rng.standard_normal(
+                (n_per_subspace, subspace_dim))
         blocks.append(coef @ basis.T)
     X_clean = np.vstack(blocks)
     if normalize:
@@ -113,7 +114,9 @@ def make_subspaces(n_subspaces, subspace_dim, n_per_subspace, ambient_dim, *,
 
 
 def make_dvsn_data(ambient_dim, subspace_dim, n_per_subspace, n_subspaces=5, random_state=None):
-    """Data of the dimension-versus-cluster-size experiment (docs/protocol.md 3.1, `test_synthetic_dvsn.m`).
+    """Data of the dimension-versus-cluster-size experiment (docs/protocol.md 3.1).
+
+    The paper's code: `test_synthetic_dvsn.m`.
 
     Every subspace has the basis [B0, orth(randn(D, 2d/3))] with a block B0 =
     orth(randn(D, d/3)) shared by all subspaces (so they all intersect in d/3 dimensions,
@@ -153,7 +156,8 @@ def make_dvsn_data(ambient_dim, subspace_dim, n_per_subspace, n_subspaces=5, ran
     """
     subspace_dim = _check_int("subspace_dim", subspace_dim, 3)
     if subspace_dim % 3:
-        raise ValueError(f"subspace_dim={subspace_dim} must be a multiple of 3 (shared block of d/3).")
+        raise ValueError(
+            f"subspace_dim={subspace_dim} must be a multiple of 3 (shared block of d/3).")
     X, y, _ = make_subspaces(n_subspaces, subspace_dim, n_per_subspace, ambient_dim,
                              coefficients="uniform", shared_dim=subspace_dim // 3,
                              random_state=random_state)
@@ -212,8 +216,11 @@ def make_mv_data(mean, var, noise, ambient_dim=50, subspace_dim=10, n_per_subspa
                           normalize=True, random_state=random_state)
 
 
-def make_intersection_data(t, ambient_dim=200, subspace_dim=10, n_per_subspace=200, random_state=None):
-    """Two subspaces that intersect in `t` dimensions (docs/protocol.md 3.3, `test_synthetic_intersection.m`).
+def make_intersection_data(t, ambient_dim=200, subspace_dim=10, n_per_subspace=200,
+                           random_state=None):
+    """Two subspaces that intersect in `t` dimensions (docs/protocol.md 3.3).
+
+    The paper's code: `test_synthetic_intersection.m`.
 
     S1 = orth(randn(D, d)); S2 = [orth(randn(D, d - t)), the last t columns of S1] (the new
     block is not orthogonalised against S1). Coefficients Uniform(0, 1), so points lie in the
@@ -260,8 +267,10 @@ def make_intersection_data(t, ambient_dim=200, subspace_dim=10, n_per_subspace=2
         raise ValueError(f"subspace_dim={subspace_dim} must be <= ambient_dim={ambient_dim}.")
     rng = check_generator(random_state)
     s1 = random_orthonormal(ambient_dim, subspace_dim, rng)
-    s2 = np.hstack([random_orthonormal(ambient_dim, subspace_dim - t, rng), s1[:, subspace_dim - t:]])
-    blocks = [rng.uniform(0.0, 1.0, size=(n_per_subspace, subspace_dim)) @ basis.T for basis in (s1, s2)]
+    s2 = np.hstack([random_orthonormal(ambient_dim, subspace_dim - t, rng),
+                    s1[:, subspace_dim - t:]])
+    blocks = [rng.uniform(0.0, 1.0, size=(n_per_subspace, subspace_dim)) @ basis.T
+              for basis in (s1, s2)]
     return normalize_rows(np.vstack(blocks))[0], _labels(2, n_per_subspace)
 
 

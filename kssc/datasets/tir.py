@@ -11,7 +11,13 @@ import numpy as np
 import scipy.io
 
 from ._paths import require_files
-from .synthetic import _check_int, _check_nonnegative, _labels, check_generator, dependent_coefficients
+from .synthetic import (
+    _check_int,
+    _check_nonnegative,
+    _labels,
+    check_generator,
+    dependent_coefficients,
+)
 
 TIR_FILE = "TIRlib.mat"
 
@@ -104,7 +110,8 @@ def make_tir(library, n_subspaces=5, n_spectra=5, n_per_subspace=20, noise=0.0, 
     """
     library = np.asarray(library, dtype=np.float64)
     if library.ndim != 2 or library.shape[0] < 1:
-        raise ValueError(f"library must be a 2-D array of spectra as rows; got shape {library.shape}.")
+        raise ValueError(
+            f"library must be a 2-D array of spectra as rows; got shape {library.shape}.")
     n_subspaces = _check_int("n_subspaces", n_subspaces, 1)
     n_spectra = _check_int("n_spectra", n_spectra, 1)
     n_per_subspace = _check_int("n_per_subspace", n_per_subspace, 1)
@@ -121,9 +128,10 @@ def make_tir(library, n_subspaces=5, n_spectra=5, n_per_subspace=20, noise=0.0, 
 
 
 def make_tir_large(library, n_per_subspace, n_spectra=3, n_subspaces=5, random_state=None):
-    """Large-scale TIR data of docs/protocol.md 3.5 (`test_largescale.m`): 3 spectra per subspace, no noise.
+    """Large-scale TIR data of docs/protocol.md 3.5 (`test_largescale.m`).
 
-    Same construction as `make_tir`; the paper uses n_per_subspace = 100, 200, ..., 4000.
+    Three spectra per subspace, no noise. Same construction as `make_tir`; the paper uses
+    n_per_subspace = 100, 200, ..., 4000.
 
     Parameters
     ----------

@@ -18,7 +18,7 @@ a few grey levels from MATLAB's.
 import fnmatch
 import numbers
 import re
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 from PIL import Image
@@ -71,8 +71,10 @@ def list_yaleb_images(subjects=None, *, include_bad=True, n_per_subject=64):
     ('CroppedYale/yaleB01/yaleB01_P00A+000E+00.pgm', [1, 1, 2, 2])
     """
     subjects = _check_subjects(subjects)
-    if n_per_subject is not None and (not isinstance(n_per_subject, numbers.Integral) or n_per_subject < 1):
-        raise ValueError(f"n_per_subject must be a positive integer or None; got {n_per_subject!r}.")
+    if n_per_subject is not None and (not isinstance(n_per_subject, numbers.Integral)
+                                      or n_per_subject < 1):
+        raise ValueError(
+            f"n_per_subject must be a positive integer or None; got {n_per_subject!r}.")
     by_subject = _images_by_subject()
     paths, labels = [], []
     for subject in subjects:
@@ -133,14 +135,16 @@ def load_yaleb(subjects=None, *, size=(96, 84), include_bad=True, n_per_subject=
     if size is not None:
         height, width = (int(v) for v in size)
         if height < 1 or width < 1:
-            raise ValueError(f"size must be (height, width) with positive entries or None; got {size!r}.")
+            raise ValueError(
+                f"size must be (height, width) with positive entries or None; got {size!r}.")
     relpaths, y = list_yaleb_images(subjects, include_bad=include_bad, n_per_subject=n_per_subject)
     paths = require_files("yaleb", relpaths, data_dir)
     rows = []
     for path in paths:
         image = read_pgm(path, shape=SOURCE_SHAPE)
         if size is not None and image.shape != (height, width):
-            image = np.asarray(Image.fromarray(image).resize((width, height), Image.Resampling.BICUBIC))
+            image = np.asarray(Image.fromarray(image).resize((width, height),
+                                                             Image.Resampling.BICUBIC))
         rows.append(image.ravel())
     n_features = rows[0].size if rows else 0
     X = np.asarray(rows, dtype=np.float64).reshape(len(rows), n_features) / 255.0
@@ -166,13 +170,14 @@ def read_pgm(path, shape=None):
     n_bytes = len(data) - match.end()
     if n_bytes < width * height:
         raise ValueError(
-            f"{path} is truncated: {n_bytes} pixel bytes for the {height} x {width} image its header announces."
+            f"{path} is truncated: {n_bytes} pixel bytes "
+            f"for the {height} x {width} image its header announces."
         )
     pixels = np.frombuffer(data, dtype=np.uint8, count=width * height, offset=match.end())
     return pixels.reshape(height, width)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _images_by_subject():
     """{subject: sorted file paths matching *P00A*.pgm*} from the checksum list."""
     by_subject = {subject: [] for subject in SUBJECTS}
@@ -190,6 +195,7 @@ def _check_subjects(subjects):
     bad = [s for s in subjects if s not in SUBJECTS]
     if bad or not subjects:
         raise ValueError(
-            f"subjects must be yaleB numbers in 1..39 without 14; got {subjects!r} (invalid: {bad})."
+            f"subjects must be yaleB numbers in 1..39 without 14; "
+            f"got {subjects!r} (invalid: {bad})."
         )
     return [int(s) for s in subjects]
