@@ -1,7 +1,8 @@
 """Regenerate the paper's results and the measurements beyond it (what `make figures` runs).
 
 Runs every experiment whose results are missing or stale, then draws every figure from the
-CSVs and writes results/REPORT.md. An experiment's results are current when
+CSVs and writes results/REPORT.md (and, when it wrote the committed results/, README's result
+tables: experiments/readme.py). An experiment's results are current when
 results/<name>.csv exists and the fingerprint in its sidecar (results/<name>.meta.json,
 written with the CSV by whichever run computed it) equals the fingerprint of the config
 this suite would run: its composed config and the code that computes its results (kssc/,
@@ -22,7 +23,7 @@ from pathlib import Path
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
-from experiments import _fingerprint, _io, _runner, plot, report
+from experiments import _fingerprint, _io, _runner, plot, readme, report
 
 CONFIG_DIR = str(_runner.CONF_DIR)
 
@@ -68,6 +69,8 @@ def main(argv=None):
         _runner.run(cfg)
     plot.main(["--results", str(results), "--figures", args.figures])
     report.main(["--results", str(results)])
+    if results.resolve() == readme.RESULTS_DIR:  # the committed results: README's tables follow
+        readme.main([])
 
 
 if __name__ == "__main__":
