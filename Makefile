@@ -26,7 +26,7 @@ help:
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[experiments,test,bench]'
+	$(PY) -m pip install --quiet -e '.[experiments,test,bench,docs]'
 	touch $@
 
 venv: $(STAMP)
