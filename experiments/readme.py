@@ -32,6 +32,7 @@ from pathlib import Path
 
 import pandas as pd
 from omegaconf import OmegaConf
+from scipy import stats
 
 from .conventions import label
 
@@ -87,6 +88,29 @@ def seed_range(key, group, conf_dir=None):
     return (row["error_pct_trial_mean_min"], row["error_pct_trial_mean_max"])
 
 
+def mean_interval(value):
+    """Cell source: `value`'s mean over the row's trials with its 95 % t-interval.
+
+    From the summary table's `<value>_mean`, `<value>_std` (sample) and the scored trials
+    (`n_trials - n_failed`); one trial gives no interval.
+    """
+    def source(key, group, conf_dir=None):
+        row = group.iloc[0]
+        mean, std = row[f"{value}_mean"], row[f"{value}_std"]
+        n = int(row["n_trials"] - row.get("n_failed", 0))
+        half = stats.t.ppf(0.975, n - 1) * std / math.sqrt(n) if n > 1 else math.nan
+        return (mean, mean - half, mean + half)
+    return source
+
+
+def _with_interval(digits):
+    def fmt(mean, low, high):
+        if math.isnan(low):
+            return f"{mean:.{digits}f}"
+        return f"{mean:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+    return fmt
+
+
 # One dict per README block. Columns: (header, CSV column or function, format, row filter).
 BLOCKS = {
     "scale": {
@@ -120,8 +144,10 @@ BLOCKS = {
         "columns": [
             ("Yale B subjects (mean error %)", "n_subjects", "{}", None),
             ("draws", "n_trials", "{:.0f}", {"method": "ssc_tuned"}),
-            ("our SSC", "error_pct_mean", "{:.2f}", {"method": "ssc_tuned"}),
-            ("k-SSC", "error_pct_mean", "{:.2f}", {"method": "kssc_tuned"}),
+            ("our SSC [95 % interval]", mean_interval("error_pct"), _with_interval(2),
+             {"method": "ssc_tuned"}),
+            ("k-SSC [95 % interval]", mean_interval("error_pct"), _with_interval(2),
+             {"method": "kssc_tuned"}),
             ("published SSC", published("yale_subjects", "ssc_tuned"), "{:g}", None),
             ("SSC time (s)", "time_fit_s_mean", "{:.1f}", {"method": "ssc_tuned"}),
             ("k-SSC time (s)", "time_fit_s_mean", "{:.1f}", {"method": "kssc_tuned"}),
@@ -131,7 +157,7 @@ BLOCKS = {
         "csv": "digits_table", "index": ["method"],
         "columns": [
             ("method", "method", label, None),
-            ("accuracy", "accuracy_pct_mean", "{:.1f} %", None),
+            ("accuracy % [95 % interval]", mean_interval("accuracy_pct"), _with_interval(1), None),
             ("NMI", "nmi_mean", "{:.3f}", None),
             ("ARI", "ari_mean", "{:.3f}", None),
             ("time", "time_fit_s_mean", "{:.2f} s", None),
@@ -141,9 +167,11 @@ BLOCKS = {
         "csv": "yale_table", "index": ["method"],
         "columns": [
             ("Yale B, 3 subjects (error %)", "method", label, None),
-            ("faithful: mean", "error_pct_mean", "{:.1f}", {"variant": "faithful"}),
+            ("faithful: mean [95 % interval]", mean_interval("error_pct"), _with_interval(1),
+             {"variant": "faithful"}),
             ("faithful: median", "error_pct_median", "{:.1f}", {"variant": "faithful"}),
-            ("clean: mean", "error_pct_mean", "{:.1f}", {"variant": "clean"}),
+            ("clean: mean [95 % interval]", mean_interval("error_pct"), _with_interval(1),
+             {"variant": "clean"}),
             ("clean: median", "error_pct_median", "{:.1f}", {"variant": "clean"}),
             ("paper: mean", paper("yale", "error_pct_mean"), "{:.1f}", None),
             ("paper: median", paper("yale", "error_pct_median"), "{:.1f}", None),

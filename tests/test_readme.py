@@ -1,5 +1,7 @@
 """README's result tables come from the summary CSVs (experiments/readme.py)."""
 
+import math
+
 import pandas as pd
 import pytest
 
@@ -104,3 +106,14 @@ def test_committed_readme_is_current_with_committed_results():
     assert (stale, errors) == ([], {}), "run: python -m experiments.readme"
     if missing:
         pytest.skip(f"results/{', '.join(missing)}.csv missing: those README blocks not checked")
+
+
+def test_mean_interval_is_the_t_interval_of_the_scored_trials():
+    group = pd.DataFrame([{"error_pct_mean": 2.0, "error_pct_std": 1.0, "n_trials": 5,
+                           "n_failed": 1}])
+    mean, low, high = readme.mean_interval("error_pct")({}, group)
+    half = 3.182446305284263 * 1.0 / 2.0          # t_{0.975, 3} * std / sqrt(4)
+    assert mean == 2.0
+    assert low == pytest.approx(2.0 - half) and high == pytest.approx(2.0 + half)
+    single = group.assign(n_trials=1, n_failed=0)
+    assert math.isnan(readme.mean_interval("error_pct")({}, single)[1])
