@@ -18,7 +18,8 @@ from . import _io
 # fingerprint and the checkpoint hash (a resumed run may use another n_jobs). `feeds` holds
 # the figures and claims drawn from the results, not the results.
 _NON_RESULT_KEYS = ("n_jobs", "restart", "results_dir", "data_dir", "hydra", "profile", "feeds")
-MACHINERY = ("__init__.py", "_runner.py", "_io.py", "_fingerprint.py", "conventions.py")
+MACHINERY = ("__init__.py", "_runner.py", "_io.py", "_fingerprint.py", "conventions.py",
+             "_bootstrap.py")
 _IMPORT = re.compile(r"^from (?:experiments\.|\.)(\w+) import"
                      r"|^from (?:experiments|\.) import (\w+)",
                      re.MULTILINE)

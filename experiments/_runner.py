@@ -44,6 +44,7 @@ from tqdm.auto import tqdm
 from kssc.metrics import clustering_error
 
 from . import _io
+from ._bootstrap import interval_columns
 from ._fingerprint import fingerprint, result_config
 from .conventions import paper_time
 
@@ -243,7 +244,9 @@ def warm_up(name, method_cfg, X, y, **params):
 def summarise_by(*cells, scores=()):
     """A `summary` giving, per grid cell and method: trials, failures, error statistics (std
     with N - 1, as MATLAB), mean and median times (`time_paper_s`: the paper's convention,
-    `conventions.paper_time`), the mean PSNR of a cell, and mean and std of `scores`."""
+    `conventions.paper_time`), the mean PSNR of a cell, and mean and std of `scores`; the
+    error's and each score's 95 % bootstrap interval over trials and the paired difference to
+    SSC on the same trials (`_bootstrap.interval_columns`)."""
 
     def summary(frame, exp=None):
         frame = frame.assign(time_paper_s=paper_time(frame))
@@ -263,6 +266,11 @@ def summarise_by(*cells, scores=()):
             table[f"{column}_mean"] = grouped[column].mean()
             table[f"{column}_std"] = grouped[column].std(ddof=1)
         table["n_failed"] = table["n_failed"].astype(int)
+        for column in ("error_pct", *scores):
+            intervals = interval_columns(frame, keys, column)
+            if column != "error_pct":
+                intervals = intervals.drop(columns="paired_with")
+            table = table.join(intervals)
         return table.reset_index()
 
     return summary

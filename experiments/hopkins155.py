@@ -15,6 +15,7 @@ import pandas as pd
 from kssc.datasets import list_hopkins_sequences, load_hopkins_sequence
 from kssc.datasets.hopkins import hopkins_metadata
 
+from ._bootstrap import interval_columns
 from ._runner import Experiment, fit_methods
 
 
@@ -35,7 +36,9 @@ def trial(context, cell, trial, seed):
 
 
 def summary(frame, exp=None):
-    """Per method and group (2 motions, 3 motions, all) over every (sequence, trial) fit."""
+    """Per method and group (2 motions, 3 motions, all) over every (sequence, trial) fit; the
+    95 % bootstrap interval of the mean and the paired difference to SSC resample sequences
+    (each sequence's mean over its trials)."""
     rows = []
     groups = [("2 motions", frame["n_motions"] == 2), ("3 motions", frame["n_motions"] == 3),
               ("all", frame["n_motions"].notna())]
@@ -54,7 +57,10 @@ def summary(frame, exp=None):
                          "error_pct_trial_mean_max": per_trial.max(),
                          "time_fit_s_mean": part["time_fit_s"].mean(),
                          "time_representation_s_mean": part["time_representation_s"].mean()})
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows).set_index(["group", "method"])
+    intervals = pd.concat([interval_columns(frame[mask].assign(group=group), ["group", "method"],
+                                            unit="sequence") for group, mask in groups])
+    return table.join(intervals).reset_index()
 
 
 EXPERIMENT = Experiment(tasks=tasks, trial=trial, summary=summary)

@@ -1,0 +1,42 @@
+"""`python -m experiments.summarise [--results results] [NAME ...]`: rewrite summary tables.
+
+Recomputes `<name>_table.csv` from the trial rows already in `<name>.csv` with the summary
+the experiment declares today and the experiment config recorded in its sidecar: a new
+summary column (e.g. a bootstrap interval) reaches committed results without rerunning a
+single trial. Nothing else is written; the sidecar (and its fingerprint) stays as the run
+left it. Without names, every experiment with a CSV, a sidecar and a declared summary.
+"""
+
+import argparse
+import sys
+from pathlib import Path
+
+from . import _io
+from ._runner import experiment_names, load
+
+
+def resummarise(results_dir, name):
+    """Rewrite results_dir/<name>_table.csv from <name>.csv; False when there is nothing to do."""
+    results = Path(results_dir)
+    frame, meta = _io.read_results(results, name), _io.read_meta(results, name)
+    declared = load(name)
+    if frame is None or meta is None or declared.summary is None:
+        return False
+    _io.write_csv(declared.summary(frame, meta["config"]["experiment"]),
+                  results / f"{name}_table.csv")
+    return True
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--results", default="results")
+    parser.add_argument("names", nargs="*")
+    args = parser.parse_args(argv)
+    for name in args.names or experiment_names():
+        if resummarise(args.results, name):
+            print(f"wrote {Path(args.results) / f'{name}_table.csv'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
