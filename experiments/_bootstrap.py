@@ -140,8 +140,9 @@ def interval_columns(frame, keys, value="error_pct", unit="trial"):
         ``<value>_vs_ssc_low``, ``<value>_vs_ssc_high`` (method minus SSC).
     """
     per_unit = frame.groupby([*keys, unit], sort=False, dropna=False)[value].mean()
-    by_group = {(key if isinstance(key, tuple) else (key,)): series.droplevel(list(range(len(keys))))
-                for key, series in per_unit.groupby(level=list(range(len(keys))), sort=False)}
+    levels = list(range(len(keys)))
+    by_group = {(key if isinstance(key, tuple) else (key,)): series.droplevel(levels)
+                for key, series in per_unit.groupby(level=levels, sort=False)}
     rows = []
     for key, series in by_group.items():
         named = dict(zip(keys, key, strict=True))
