@@ -32,7 +32,6 @@ from pathlib import Path
 
 import pandas as pd
 from omegaconf import OmegaConf
-from scipy import stats
 
 from .conventions import label
 
@@ -89,25 +88,33 @@ def seed_range(key, group, conf_dir=None):
 
 
 def mean_interval(value):
-    """Cell source: `value`'s mean over the row's trials with its 95 % t-interval.
+    """Cell source: `value`'s mean over the row's units with its 95 % bootstrap interval.
 
-    From the summary table's `<value>_mean`, `<value>_std` (sample) and the scored trials
-    (`n_trials - n_failed`); one trial gives no interval.
+    From the summary table's `<value>_mean`, `<value>_ci_low` and `<value>_ci_high`
+    (`experiments._bootstrap`: percentile bootstrap over trials, draws or sequences); one
+    unit gives no interval.
     """
     def source(key, group, conf_dir=None):
         row = group.iloc[0]
-        mean, std = row[f"{value}_mean"], row[f"{value}_std"]
-        n = int(row["n_trials"] - row.get("n_failed", 0))
-        half = stats.t.ppf(0.975, n - 1) * std / math.sqrt(n) if n > 1 else math.nan
-        return (mean, mean - half, mean + half)
+        return (row[f"{value}_mean"], row[f"{value}_ci_low"], row[f"{value}_ci_high"])
     return source
 
 
-def _with_interval(digits):
+def versus_ssc(value):
+    """Cell source: the row's mean paired difference to SSC in `value` (method minus SSC, on
+    the same units) with its 95 % bootstrap interval; missing for SSC itself."""
+    def source(key, group, conf_dir=None):
+        row = group.iloc[0]
+        return (row[f"{value}_vs_ssc_mean"], row[f"{value}_vs_ssc_low"],
+                row[f"{value}_vs_ssc_high"])
+    return source
+
+
+def _with_interval(digits, sign=""):
     def fmt(mean, low, high):
         if math.isnan(low):
-            return f"{mean:.{digits}f}"
-        return f"{mean:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+            return f"{mean:{sign}.{digits}f}"
+        return f"{mean:{sign}.{digits}f} [{low:{sign}.{digits}f}, {high:{sign}.{digits}f}]"
     return fmt
 
 
@@ -131,8 +138,12 @@ BLOCKS = {
         "columns": [
             ("Hopkins 155 (mean error %)", "group", "{}", None),
             ("sequences", "n_sequences", "{:.0f}", {"method": "ssc_tuned"}),
-            ("our SSC", "error_pct_mean", "{:.2f}", {"method": "ssc_tuned"}),
-            ("k-SSC", "error_pct_mean", "{:.2f}", {"method": "kssc_tuned"}),
+            ("our SSC [95 % interval]", mean_interval("error_pct"), _with_interval(2),
+             {"method": "ssc_tuned"}),
+            ("k-SSC [95 % interval]", mean_interval("error_pct"), _with_interval(2),
+             {"method": "kssc_tuned"}),
+            ("k-SSC - SSC [95 % interval]", versus_ssc("error_pct"), _with_interval(2, "+"),
+             {"method": "kssc_tuned"}),
             ("k-SSC, range over seeds", seed_range, "{:.2f}-{:.2f}", {"method": "kssc_tuned"}),
             ("published SSC", published("hopkins155", "ssc_tuned"), "{:g}", None),
             ("SSC time (s / seq.)", "time_fit_s_mean", "{:.2f}", {"method": "ssc_tuned"}),
@@ -148,6 +159,8 @@ BLOCKS = {
              {"method": "ssc_tuned"}),
             ("k-SSC [95 % interval]", mean_interval("error_pct"), _with_interval(2),
              {"method": "kssc_tuned"}),
+            ("k-SSC - SSC [95 % interval]", versus_ssc("error_pct"), _with_interval(2, "+"),
+             {"method": "kssc_tuned"}),
             ("published SSC", published("yale_subjects", "ssc_tuned"), "{:g}", None),
             ("SSC time (s)", "time_fit_s_mean", "{:.1f}", {"method": "ssc_tuned"}),
             ("k-SSC time (s)", "time_fit_s_mean", "{:.1f}", {"method": "kssc_tuned"}),
@@ -158,6 +171,8 @@ BLOCKS = {
         "columns": [
             ("method", "method", label, None),
             ("accuracy % [95 % interval]", mean_interval("accuracy_pct"), _with_interval(1), None),
+            ("minus SSC [95 % interval]", versus_ssc("accuracy_pct"), _with_interval(1, "+"),
+             None),
             ("NMI", "nmi_mean", "{:.3f}", None),
             ("ARI", "ari_mean", "{:.3f}", None),
             ("time", "time_fit_s_mean", "{:.2f} s", None),
@@ -170,9 +185,13 @@ BLOCKS = {
             ("faithful: mean [95 % interval]", mean_interval("error_pct"), _with_interval(1),
              {"variant": "faithful"}),
             ("faithful: median", "error_pct_median", "{:.1f}", {"variant": "faithful"}),
+            ("faithful: minus SSC [95 % interval]", versus_ssc("error_pct"),
+             _with_interval(1, "+"), {"variant": "faithful"}),
             ("clean: mean [95 % interval]", mean_interval("error_pct"), _with_interval(1),
              {"variant": "clean"}),
             ("clean: median", "error_pct_median", "{:.1f}", {"variant": "clean"}),
+            ("clean: minus SSC [95 % interval]", versus_ssc("error_pct"),
+             _with_interval(1, "+"), {"variant": "clean"}),
             ("paper: mean", paper("yale", "error_pct_mean"), "{:.1f}", None),
             ("paper: median", paper("yale", "error_pct_median"), "{:.1f}", None),
         ],

@@ -108,12 +108,11 @@ def test_committed_readme_is_current_with_committed_results():
         pytest.skip(f"results/{', '.join(missing)}.csv missing: those README blocks not checked")
 
 
-def test_mean_interval_is_the_t_interval_of_the_scored_trials():
-    group = pd.DataFrame([{"error_pct_mean": 2.0, "error_pct_std": 1.0, "n_trials": 5,
-                           "n_failed": 1}])
-    mean, low, high = readme.mean_interval("error_pct")({}, group)
-    half = 3.182446305284263 * 1.0 / 2.0          # t_{0.975, 3} * std / sqrt(4)
-    assert mean == 2.0
-    assert low == pytest.approx(2.0 - half) and high == pytest.approx(2.0 + half)
-    single = group.assign(n_trials=1, n_failed=0)
-    assert math.isnan(readme.mean_interval("error_pct")({}, single)[1])
+def test_interval_cells_read_the_bootstrap_columns_and_render_signed():
+    group = pd.DataFrame([{"error_pct_mean": 2.0, "error_pct_ci_low": 1.5,
+                           "error_pct_ci_high": 2.75, "error_pct_vs_ssc_mean": -0.5,
+                           "error_pct_vs_ssc_low": -1.25, "error_pct_vs_ssc_high": 0.25}])
+    assert readme.mean_interval("error_pct")({}, group) == (2.0, 1.5, 2.75)
+    diff = readme.versus_ssc("error_pct")({}, group)
+    assert readme._with_interval(2, "+")(*diff) == "-0.50 [-1.25, +0.25]"
+    assert readme._with_interval(1)(2.0, math.nan, math.nan) == "2.0"
