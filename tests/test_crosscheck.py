@@ -135,3 +135,24 @@ def test_cell_graph_stats_hand_computed():
     assert stats["cross_coefficients"] == pytest.approx(2 / 6)
     assert stats["connected_subspaces"] == 0  # {0,1} | {2} and {3,4} | {5}
     assert stats["components"] == 2  # {0, 1} and {2, 3, 4, 5}
+
+
+def test_gap_mv_reruns_committed_cells_and_summarises():
+    from crosscheck.gap_mv import run_cells, summarise
+
+    exp = {"ambient_dim": 20, "subspace_dim": 3, "n_per_subspace": 12, "n_subspaces": 3,
+           "n_neighbors": 4}
+    frame = pd.DataFrame({"method": ["kssc", "ssc"], "noise": [0.0, 0.0], "mean": [0.5, 0.5],
+                          "var": [1.0, 1.0], "trial": [0, 0], "seed": [7, 7],
+                          "error_pct": [np.nan, 5.0]})
+    table = run_cells(frame, exp)
+    # The committed error (NaN here) is carried, the rerun computed beside it.
+    assert np.isnan(table["error_kssc"].iloc[0])
+    assert 0.0 <= table["error_kssc_rerun"].iloc[0] <= 100.0
+    table["error_kssc"] = [20.0]
+    table["error_kssc_oracle"] = [0.0]
+    ssc = frame[frame.method == "ssc"][["noise", "mean", "var", "trial", "error_pct"]].rename(
+        columns={"error_pct": "error_ssc"})
+    merged, lines = summarise(table, ssc, n_subspaces=3)
+    assert merged["gap"].iloc[0] == 15.0 and merged["gap_oracle"].iloc[0] == -5.0
+    assert "noise 0: gap +15.00 points" in lines[1]
