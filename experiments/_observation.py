@@ -11,9 +11,15 @@ from sklearn.neighbors import NearestNeighbors
 
 
 def singular_value_rows(X, group, n_singular, **extra):
-    values = np.linalg.svd(np.asarray(X, dtype=float), compute_uv=False)[:n_singular]
+    """The first `n_singular` singular values of X, one row each, with `energy_total`, the sum
+    of all squared singular values (||X||_F^2), so that the share of the energy the first d
+    hold can be computed from the stored rows."""
+    X = np.asarray(X, dtype=float)
+    values = np.linalg.svd(X, compute_uv=False)[:n_singular]
+    energy = float(np.sum(X * X))
     return [{"panel": "singular_values", "group": group, "index": i + 1,
-             "singular_value": float(v), **extra} for i, v in enumerate(values)]
+             "singular_value": float(v), "energy_total": energy, **extra}
+            for i, v in enumerate(values)]
 
 
 def exact_neighbours(X, k_max):

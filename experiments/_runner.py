@@ -245,8 +245,9 @@ def summarise_by(*cells, scores=()):
     """A `summary` giving, per grid cell and method: trials, failures, error statistics (std
     with N - 1, as MATLAB), mean and median times (`time_paper_s`: the paper's convention,
     `conventions.paper_time`), the mean PSNR of a cell, and mean and std of `scores`; the
-    error's and each score's 95 % bootstrap interval over trials and the paired difference to
-    SSC on the same trials (`_bootstrap.interval_columns`)."""
+    error's and each score's 95 % bootstrap interval over the cell's tasks (one seed each: a
+    trial, or a sequence and trial) and the paired difference to SSC on the same tasks
+    (`_bootstrap.interval_columns`)."""
 
     def summary(frame, exp=None):
         frame = frame.assign(time_paper_s=paper_time(frame))
@@ -267,7 +268,7 @@ def summarise_by(*cells, scores=()):
             table[f"{column}_std"] = grouped[column].std(ddof=1)
         table["n_failed"] = table["n_failed"].astype(int)
         for column in ("error_pct", *scores):
-            intervals = interval_columns(frame, keys, column)
+            intervals = interval_columns(frame, keys, column, unit="seed")
             if column != "error_pct":
                 intervals = intervals.drop(columns="paired_with")
             table = table.join(intervals)

@@ -140,7 +140,7 @@ def section(results, name, feeds):
     for claim in feeds.get("claims") or []:
         source = claim.get("csv", f"{name}_table")
         frame = raw if source == name else _io.read_results(results, source)
-        out.append(render_claim(claim, evaluate(claim, frame)))
+        out.append(render_claim(claim, evaluate(claim, frame, trials=raw)))
     return out + failures(raw)
 
 

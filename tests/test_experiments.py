@@ -383,7 +383,7 @@ def test_plot_and_report_import_no_experiment_module():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=ROOT).stdout
     allowed = {"experiments._io", "experiments.claims", "experiments.conventions",
-               "experiments.plot", "experiments.report"}
+               "experiments._bootstrap", "experiments.plot", "experiments.report"}
     assert set(eval(out)) <= allowed, out
 
 
