@@ -104,7 +104,7 @@ def run_cells(frame, n_subspaces=5, oracle=False):
         rows.append({"ambient_dim": r.ambient_dim, "n_per_subspace": r.n_per_subspace,
                      "subspace_dim": r.subspace_dim, "trial": r.trial, "k": k,
                      "error_kssc_rerun": clustering_error(y, model.labels_),
-                     "error_kssc": r.error, **cell_graph_stats(model, y)})
+                     "error_kssc": r.error_pct, **cell_graph_stats(model, y)})
         if oracle:
             rows[-1]["error_kssc_oracle"] = oracle_error(X, y, k, method_seed(r.seed))
         affinities.append((model.affinity_matrix_, y))
@@ -172,8 +172,9 @@ def main(argv=None):
         with tempfile.TemporaryDirectory(prefix="kssc-dvsn-") as work_dir:
             table["ncut_failed"], table["error_kssc_their_ncut"] = their_ncut(affinities, 5,
                                                                               work_dir)
-    ssc = frame[frame["method"] == "ssc"][["ambient_dim", "n_per_subspace", "subspace_dim",
-                                           "trial", "error"]].rename(columns={"error": "error_ssc"})
+    ssc = (frame[frame["method"] == "ssc"][["ambient_dim", "n_per_subspace", "subspace_dim",
+                                            "trial", "error_pct"]]
+           .rename(columns={"error_pct": "error_ssc"}))
     merged, lines = summarise(table, ssc)
     output = args.output or Path(tempfile.gettempdir()) / "kssc_dvsn_cells.csv"
     write_csv(merged, output)

@@ -19,6 +19,7 @@ import pandas as pd
 import scipy.io
 
 from baselines import GSC
+from experiments._io import write_csv
 from experiments._runner import method_seed
 from kssc.datasets import load_yaleb
 from kssc.metrics import clustering_error
@@ -49,7 +50,7 @@ def yale_draws(n_draws, variant="faithful", results=REPO_ROOT / "results" / "yal
     """(subjects, seed) of the first `n_draws` trials of the committed yale run."""
     frame = pd.read_csv(results)
     rows = frame[(frame["method"] == "gsc") & (frame["variant"] == variant)].sort_values("trial")
-    return [([int(s) for s in r.subjects.split("-")], int(r.seed), float(r.error))
+    return [([int(s) for s in r.subjects.split("-")], int(r.seed), float(r.error_pct))
             for r in rows.head(n_draws).itertuples()]
 
 
@@ -105,6 +106,9 @@ def main(argv=None):
     parser.add_argument("--draws", type=int, default=5)
     parser.add_argument("--ours-only", action="store_true",
                         help="only our GSC and its variants (no Octave)")
+    parser.add_argument("--output", type=Path, default=None,
+                        help="write the per-draw table here (committed: "
+                             "results/crosscheck_gsc_faces.csv)")
     args = parser.parse_args(argv)
     reasons = missing_requirements()
     if reasons and not args.ours_only:
@@ -112,6 +116,8 @@ def main(argv=None):
         return 0
     with tempfile.TemporaryDirectory(prefix="kssc-gsc-") as work_dir:
         table = compare_draws(args.draws, work_dir, args.ours_only)
+    if args.output is not None:
+        write_csv(table, args.output)
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
     print(table.drop(columns="subjects").agg(["mean", "median", "min", "max"]).round(1).to_string())
     return 0
