@@ -68,14 +68,65 @@ def provenance(meta):
             f"fingerprint {meta.get('fingerprint', 'none')}._")
 
 
-def shown_table(table, spec):
+def _bracket(low, high, fmt="{:.2f}", sign=False):
+    """'[low, high]' (signed with `sign`), or '' where there is no interval."""
+    if pd.isna(low) or pd.isna(high):
+        return ""
+    if sign:
+        fmt = fmt.replace("{:", "{:+")
+    return f"[{fmt.format(low)}, {fmt.format(high)}]"
+
+
+def _with_intervals(table, shown, columns, fmt):
+    """`shown` with, after each `<base>_mean` column whose interval the table holds, its 95 %
+    bootstrap interval and the paired difference to SSC with its interval."""
+    out = shown.copy()
+    for column in [c for c in columns if c.endswith("_mean")]:
+        base = column.removesuffix("_mean")
+        if f"{base}_ci_low" not in table:
+            continue
+        after = out.columns.get_loc(f"{column} (paper)" if f"{column} (paper)" in out
+                                    else column) + 1
+        diff = table[f"{base}_vs_ssc_mean"].map(lambda v: "" if pd.isna(v) else
+                                                fmt.replace("{:", "{:+").format(v))
+        ci = [_bracket(lo, hi, fmt) for lo, hi in
+              zip(table[f"{base}_ci_low"], table[f"{base}_ci_high"], strict=True)]
+        diff_ci = [_bracket(lo, hi, fmt, sign=True) for lo, hi in
+                   zip(table[f"{base}_vs_ssc_low"], table[f"{base}_vs_ssc_high"], strict=True)]
+        out.insert(after, f"{column} 95 % interval", ci)
+        out.insert(after + 1, f"{base} minus SSC", diff.to_numpy())
+        out.insert(after + 2, f"{base} minus SSC 95 % interval", diff_ci)
+    return out
+
+
+def shown_table(table, spec, fmt="{:.2f}"):
     """The summary table as the config's `feeds.table` asks: a cells x methods pivot of one
-    value, or chosen columns with the paper's numbers beside them."""
+    value, or chosen columns with the paper's numbers beside them. A mean comes with its 95 %
+    bootstrap interval and its paired difference to SSC where the table holds them (a pivot
+    of a mean shows 'mean [low, high]' in each cell)."""
     if "index" in spec:
-        wide = table.pivot_table(index=spec["index"], columns=spec.get("columns", "method"),
-                                 values=spec["values"], sort=False)
+        values, base = spec["values"], spec["values"].removesuffix("_mean")
+        if values.endswith("_mean") and f"{base}_ci_low" in table:
+            table = table.assign(**{values: [
+                f"{fmt.format(m)} {_bracket(lo, hi, fmt)}".strip() for m, lo, hi in
+                zip(table[values], table[f"{base}_ci_low"], table[f"{base}_ci_high"],
+                    strict=True)]})
+            wide = table.pivot(index=spec["index"], columns=spec.get("columns", "method"),
+                               values=values)
+            wide = wide.reindex(table[spec["index"]].drop_duplicates().set_index(spec["index"])
+                                .index)
+        else:
+            wide = table.pivot_table(index=spec["index"], columns=spec.get("columns", "method"),
+                                     values=values, sort=False)
         wide = wide[ordered_methods(table["method"])]
         wide.columns = [label(c) for c in wide.columns]
+        if f"{base}_vs_ssc_mean" in table and "kssc" in set(table["method"]):
+            ours = table[table["method"] == "kssc"].set_index(spec["index"])
+            wide[f"{label('kssc')} minus SSC [95 %]"] = [
+                f"{fmt.replace('{:', '{:+').format(m)} "
+                f"{_bracket(lo, hi, fmt, sign=True)}".strip() if pd.notna(m) else ""
+                for m, lo, hi in zip(*(ours[f"{base}_vs_ssc_{c}"].reindex(wide.index)
+                                       for c in ("mean", "low", "high")), strict=True)]
         if "psnr_code_mean" in table:
             psnr = table.groupby(spec["index"])["psnr_code_mean"].mean().round(0)
             wide.insert(0, "PSNR (code)", psnr.reindex(wide.index))
@@ -88,6 +139,9 @@ def shown_table(table, spec):
         for column in shown.columns.intersection(spec["columns"], sort=False):
             order += [column] + ([f"{column} (paper)"] if f"{column} (paper)" in shown else [])
         shown = shown[order]
+    if "columns" in spec:
+        shown = _with_intervals(table.reset_index(drop=True), shown.reset_index(drop=True),
+                                spec["columns"], fmt)
     if "method" in shown:
         shown = shown.assign(method=shown["method"].map(label))
     return shown
@@ -135,7 +189,8 @@ def section(results, name, feeds):
                 part = part.drop(columns="variant")
             if spec.get("caption"):
                 out += [f"{spec['caption']}:", ""]
-            out += [markdown_table(shown_table(part, spec), spec.get("format", "{:.2f}")), ""]
+            fmt = spec.get("format", "{:.2f}")
+            out += [markdown_table(shown_table(part, spec, fmt), fmt), ""]
     raw = _io.read_results(results, name)
     for claim in feeds.get("claims") or []:
         source = claim.get("csv", f"{name}_table")
@@ -246,8 +301,11 @@ def write_report(results_dir="results"):
     results = Path(results_dir)
     intro = (f"Generated by `python -m experiments.report` from `{results.name}/*.csv`; each "
              "section says where its results come from (profile, trials, revision: from the "
-             "CSV's sidecar). Errors are SCE in %; failed runs are counted, not scored. Verdict "
-             "rules are stated with each claim.")
+             "CSV's sidecar). Errors are SCE in %; failed runs are counted, not scored. Means "
+             "come with 95 % bootstrap intervals over the trials, draws or sequences, and the "
+             "paired difference to SSC on the same units. Each verdict reads an interval "
+             "against the claim's threshold: holds, does not hold, or inconclusive where the "
+             "interval straddles it; the rule is stated with each claim.")
     parts = ["# Reproduction report: k-SSC (Tierney, Guo, Gao)", "", intro, ""]
     for name, feeds in declared_sections():
         parts += section(results, name, feeds) + [""]
