@@ -137,6 +137,9 @@ def test_cell_graph_stats_hand_computed():
     assert stats["components"] == 2  # {0, 1} and {2, 3, 4, 5}
 
 
+@pytest.mark.filterwarnings("ignore:Degrees of freedom:RuntimeWarning",
+                            "ignore:divide by zero:RuntimeWarning",
+                            "ignore:invalid value:RuntimeWarning")   # one cell: no correlation
 def test_gap_mv_reruns_committed_cells_and_summarises():
     from crosscheck.gap_mv import run_cells, summarise
 
