@@ -2,11 +2,11 @@
 
 Every method the experiment names (each k-SSC setting of the grid, `experiment.grid`, and
 the methods compared with it, `experiment.compare`) is fitted once on every sequence; other
-configured methods are skipped (a profile can shrink the grid). The sequences are then split into folds
-(`hopkins_folds`): a 3-motion video and its `_g12` / `_g13` / `_g23` subsets form one group
-and stay in one fold, and the groups of each stratum (category: checkerboard, traffic,
-articulated; times 3-motion group or lone 2-motion sequence) are dealt to the folds in
-turn. For each fold the grid setting with the lowest mean error on the *other* folds is
+configured methods are skipped (a profile can shrink the grid). The sequences are then split
+into folds (`hopkins_folds`): a 3-motion video and its `_g12` / `_g13` / `_g23` subsets form
+one group and stay in one fold, and the groups of each stratum (category: checkerboard,
+traffic, articulated; times 3-motion group or lone 2-motion sequence) are dealt to the folds
+in turn. For each fold the grid setting with the lowest mean error on the *other* folds is
 chosen and scored on this fold (`select_out_of_fold`). Because a sequence's fit does not
 depend on which setting is chosen, this equals rerunning the whole search inside each
 training fold (docs/protocol.md 7.1). The summary reports the out-of-fold errors (method

@@ -75,7 +75,8 @@ def check(exp):
                          f"the groups {list(groups)}.")
     flat = [s for group in exp["groups"] for s in group]
     if len(set(flat)) != len(flat) or not set(flat) <= set(range(1, len(SUBJECTS) + 1)):
-        raise ValueError(f"experiment.groups must be disjoint subject numbers in 1..{len(SUBJECTS)}.")
+        raise ValueError("experiment.groups must be disjoint subject numbers in "
+                         f"1..{len(SUBJECTS)}.")
 
 
 def choose_setting(frame, grid, selection_group):
@@ -106,7 +107,8 @@ def summary(frame, exp):
                      "n_groups": part["group"].nunique(), "n_trials": len(part),
                      "n_failed": int(part["error_pct"].isna().sum()),
                      "error_pct_mean": err.mean(), "error_pct_median": err.median(),
-                     "error_pct_std": err.std(ddof=1), "time_fit_s_mean": part["time_fit_s"].mean()})
+                     "error_pct_std": err.std(ddof=1),
+                     "time_fit_s_mean": part["time_fit_s"].mean()})
     table = pd.DataFrame(rows)
     order = {"selection group": 1, "scored groups": 0}
     return table.sort_values(["scope", "n_subjects"], key=lambda c: c.map(order)
