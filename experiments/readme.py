@@ -193,7 +193,8 @@ BLOCKS = {
         ],
     },
     "hopkins155_cv_folds": {
-        "csv": "hopkins155_cv_table", "where": {"method": "kssc_cv"}, "index": ["scope"],
+        "csv": "hopkins155_cv_table", "index": ["scope"],
+        "where": {"method": "kssc_cv", "scope": [f"fold {i}" for i in range(10)]},
         "columns": [
             ("fold", "scope", "{}", None),
             ("setting chosen on the other folds", "chosen", "{}", None),
