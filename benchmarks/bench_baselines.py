@@ -26,6 +26,7 @@ from kssc.datasets import (
     make_subspaces,
     make_tir_large,
 )
+from kssc.estimator import PAPER_SETTING
 
 
 def tir_large(n_per_subspace, seed=0):
@@ -63,13 +64,13 @@ def main():
                          ("SSC exact (ssc_exact)", {"solver": "exact"}),
                          ("SSC exact, column-wise", {"solver": "exact", "column_wise": True})]:
         fit_row(name, SSC(5, random_state=0, **kwargs), X, y)
-    fit_row("KSSC relaxed, k = 6", KSSC(5, n_neighbors=6, random_state=0), X, y)
+    fit_row("KSSC relaxed, k = 6", KSSC(5, n_neighbors=6, random_state=0, **PAPER_SETTING), X, y)
 
     X, y, source = tir_large(500)
     print(f"\n2. N = {len(X):,}, {source}")
     print(header)
     methods = [
-        ("KSSC (k = 20)", KSSC(5, n_neighbors=20, random_state=0)),
+        ("KSSC (k = 20)", KSSC(5, n_neighbors=20, random_state=0, **PAPER_SETTING)),
         ("SSC relaxed", SSC(5, random_state=0)),
         ("GFS (k_max = 10)", GFS(5, k_max=10, random_state=0)),
         ("GSC (K = 10, max dim 5)", GSC(5, n_neighbors=10, max_subspace_dim=5, random_state=0)),

@@ -30,6 +30,7 @@ from kssc import KSSC
 from kssc._validation import normalize_rows
 from kssc.affinity import symmetric_affinity
 from kssc.datasets import make_dvsn_data
+from kssc.estimator import PAPER_SETTING
 from kssc.metrics import clustering_error
 from kssc.neighbours import nearest_neighbours
 from kssc.representation import coefficients_to_sparse, kssc_coefficients
@@ -99,7 +100,7 @@ def run_cells(frame, n_subspaces=5, oracle=False):
         X, y = make_dvsn_data(r.ambient_dim, r.subspace_dim, r.n_per_subspace,
                               n_subspaces=n_subspaces, random_state=data_seed(r.seed))
         k = neighbours_for(r.n_per_subspace, r.subspace_dim)
-        model = KSSC(n_subspaces, n_neighbors=k, lam=0.1,
+        model = KSSC(n_subspaces, n_neighbors=k, **PAPER_SETTING,
                      random_state=method_seed(r.seed)).fit(X)
         rows.append({"ambient_dim": r.ambient_dim, "n_per_subspace": r.n_per_subspace,
                      "subspace_dim": r.subspace_dim, "trial": r.trial, "k": k,

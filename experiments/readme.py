@@ -196,6 +196,62 @@ BLOCKS = {
             ("paper: median", paper("yale", "error_pct_median"), "{:.1f}", None),
         ],
     },
+    "hopkins155_cv": {
+        "csv": "hopkins155_cv_table", "where": {"scope": ["2 motions", "3 motions", "all"]},
+        "index": ["scope"],
+        "columns": [
+            ("Hopkins 155, out of fold (error %)", "scope", "{}", None),
+            ("sequences", "n_sequences", "{:.0f}", {"method": "kssc_cv"}),
+            ("k-SSC chosen by CV: mean", "error_pct_mean", "{:.2f}", {"method": "kssc_cv"}),
+            ("median", "error_pct_median", "{:.2f}", {"method": "kssc_cv"}),
+            ("our SSC: mean", "error_pct_mean", "{:.2f}", {"method": "ssc_tuned"}),
+            ("median", "error_pct_median", "{:.2f}", {"method": "ssc_tuned"}),
+            ("k-SSC defaults: mean", "error_pct_mean", "{:.2f}", {"method": "kssc_generic"}),
+            ("published SSC", published("hopkins155_cv", "kssc_cv"), "{:g}", None),
+            ("k-SSC time (s / seq.)", "time_fit_s_mean", "{:.2f}", {"method": "kssc_cv"}),
+        ],
+    },
+    "hopkins155_cv_folds": {
+        "csv": "hopkins155_cv_table", "index": ["scope"],
+        "where": {"method": "kssc_cv", "scope": [f"fold {i}" for i in range(10)]},
+        "columns": [
+            ("fold", "scope", "{}", None),
+            ("setting chosen on the other folds", "chosen", "{}", None),
+            ("its mean error there %", "train_error_pct_mean", "{:.2f}", None),
+            ("held-out sequences", "n_sequences", "{:.0f}", None),
+            ("held-out mean error %", "error_pct_mean", "{:.2f}", None),
+        ],
+    },
+    "yale_grouped": {
+        "csv": "yale_grouped_table", "where": {"scope": "scored groups"},
+        "index": ["scope", "n_subjects"],
+        "columns": [
+            ("Yale B, groups 2-4 (error %)", "n_subjects", "{} subjects", None),
+            ("combinations", "n_trials", "{:.0f}", {"method": "kssc_selected"}),
+            ("k-SSC, chosen on group 1", "error_pct_mean", "{:.2f}", {"method": "kssc_selected"}),
+            ("our SSC", "error_pct_mean", "{:.2f}", {"method": "ssc_tuned"}),
+            ("k-SSC defaults", "error_pct_mean", "{:.2f}", {"method": "kssc_generic"}),
+            ("published SSC", published("yale_grouped", "kssc_selected"), "{:g}", None),
+            ("k-SSC time (s)", "time_fit_s_mean", "{:.1f}", {"method": "kssc_selected"}),
+            ("SSC time (s)", "time_fit_s_mean", "{:.1f}", {"method": "ssc_tuned"}),
+        ],
+    },
+    "yale38": {
+        "csv": "yale38_table", "index": ["method"],
+        "columns": [
+            ("Yale B, 38 subjects at once", "method", "{}", None),
+            ("accuracy %", "accuracy_pct_mean", "{:.1f}", None),
+            ("fit time", "time_fit_s_mean", "{:.1f} s", None),
+        ],
+    },
+    "generic_selection": {
+        "csv": "generic_selection_table", "where": {"union": "all"}, "index": ["method"],
+        "columns": [
+            ("candidate default", "method", "{}", None),
+            ("mean error over the unions %", "error_pct_mean", "{:.2f}", None),
+            ("chosen", "chosen", "{}", None),
+        ],
+    },
 }
 
 

@@ -127,10 +127,10 @@ def _parser():
     cluster.add_argument("--n-neighbors", type=int, metavar="K",
                          help="neighbours per point (kssc, gsc, tsc)")
     cluster.add_argument("--lam", type=float, help="l1 weight lambda (kssc, ssc, sssc)")
-    cluster.add_argument("--solver", choices=("relaxed", "exact"),
-                         help="coefficient solver: FISTA or LADMPSAP (kssc, ssc)")
+    cluster.add_argument("--solver", choices=("admm", "relaxed", "exact"),
+                         help="coefficient solver: ADMM (kssc's default), FISTA or LADMPSAP")
     cluster.add_argument("--positive", action=argparse.BooleanOptionalAction, default=None,
-                         help="non-negative coefficients (kssc, ssc; default: yes)")
+                         help="non-negative coefficients (kssc, ssc; default: the method's)")
     cluster.add_argument("--metric", choices=("euclidean", "abs_cosine"),
                          help="neighbour metric (kssc)")
     cluster.add_argument("--n-in-sample", type=int, metavar="M", help="in-sample points (sssc)")

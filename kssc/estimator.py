@@ -17,16 +17,26 @@ from .sparsify import AFFINITIES, max_normalize_rows, threshold_rows
 # Above this many points `neighbor_algorithm="auto"` switches to the approximate index.
 APPROXIMATE_FROM = 50_000
 
+PAPER_SETTING = {"lam": 0.1, "lam_mode": "absolute", "solver": "relaxed", "positive": True,
+                 "threshold": None, "affinity": "symmetric", "metric": "euclidean",
+                 "assign_labels": "discretize"}
+"""The KSSC parameters of the paper's code (`kssc_relaxed_par`, N-Cut) where the defaults
+differ: ``KSSC(n_clusters, n_neighbors=k, **PAPER_SETTING)`` is the paper's k-SSC."""
+
 
 class KSSC(SelfExpressiveClustering):
     """Sparse subspace clustering by nearest neighbour filtering (k-SSC).
 
-    Every point x_i is coded over its k nearest other points only,
-    min_z lam * ||z||_1 + 1/2 * ||x_i - X_{Omega_i} z||^2 (relaxed, FISTA) or
-    min_z lam * ||z||_1 + 1/2 * ||e||^2 s.t. x_i = X_{Omega_i} z + e (exact, LADMPSAP);
-    the affinity ``|Z| + |Z|^T`` is cut by N-Cut. Points are normalised to unit norm first.
-    Options give Elhamifar and Vidal's SSC model on a candidate set per point instead
-    (`ADMM` solver, global penalty, thrC, max-normalised rows, extra candidates).
+    Every point x_i is coded over its k nearest other points only. The defaults are the
+    general-purpose setting (chosen on synthetic unions of subspaces, docs/protocol.md 7.3):
+    Elhamifar and Vidal's lasso model and ADMM on the 20 nearest neighbours by absolute
+    cosine, with a global penalty, signed codes, thrC, max-normalised rows and
+    Ng-Jordan-Weiss. The paper's setting is
+    ``KSSC(lam=0.1, lam_mode="absolute", solver="relaxed", positive=True, threshold=None,
+    affinity="symmetric", metric="euclidean", assign_labels="discretize")``:
+    min_z lam * ||z||_1 + 1/2 * ||x_i - X_{Omega_i} z||^2 (relaxed, FISTA, z >= 0) or
+    min_z lam * ||z||_1 + 1/2 * ||e||^2 s.t. x_i = X_{Omega_i} z + e (exact, LADMPSAP), and
+    ``|Z| + |Z|^T`` cut by N-Cut. Points are normalised to unit norm first.
 
     Parameters
     ----------
@@ -42,38 +52,39 @@ class KSSC(SelfExpressiveClustering):
     n_random : int, default=0
         Extra distinct random other points in every candidate set (at most as many as are
         left), drawn with `random_state`; they keep each subspace's graph connected.
-    lam : float, default=0.1
-        The paper's lambda (l1 weight); with ``lam_mode="relative"`` a fraction of each
-        point's lambda_max (the smallest lambda giving all-zero coefficients), with
+    lam : float, default=0.00125
+        The l1 weight (the paper's lambda, 0.1 there); with ``lam_mode="relative"`` a
+        fraction of each point's lambda_max (the smallest lambda giving all-zero coefficients), with
         ``lam_mode="global"`` a fraction of the smallest lambda_max over all points
-        (Elhamifar and Vidal's 1 / alpha). An `ADMM` solver runs with penalty 1 / lam.
-    lam_mode : {"absolute", "relative", "global"}, default="absolute"
+        (Elhamifar and Vidal's 1 / alpha; the default is their alpha = 800). An `ADMM`
+        solver runs with penalty 1 / lam.
+    lam_mode : {"absolute", "relative", "global"}, default="global"
         Whether `lam` is the weight itself, a fraction of each point's lambda_max, or a
         fraction of the smallest lambda_max over all points.
     l1_ratio : float in (0, 1], default=1.0
         Elastic net (as EnSC): the penalty is lam * (l1_ratio ||z||_1 + (1 - l1_ratio) / 2
         ||z||^2); 1 is the lasso. Not with ``solver="exact"``.
-    solver : {"relaxed", "exact"} or ADMM, default="relaxed"
-        FISTA on the lasso (the paper's relaxed problem), LADMPSAP on the exact problem
-        with a noise term, or `kssc.ADMM`: Elhamifar and Vidal's ADMM with their affine
-        constraint and outlier term as options, its own tol and max_iter.
-    positive : bool, default=True
-        Non-negative coefficients, what the authors' experiments ran; False solves the
-        paper's signed objective.
+    solver : {"admm", "relaxed", "exact"} or ADMM, default="admm"
+        "admm" is ``kssc.ADMM()``: Elhamifar and Vidal's ADMM (an `ADMM` instance sets
+        their affine constraint, outlier term, tol and max_iter); "relaxed" FISTA on the
+        lasso (the paper's relaxed problem); "exact" LADMPSAP on the exact problem with a
+        noise term.
+    positive : bool, default=False
+        Non-negative coefficients (what the paper's experiments ran); False: signed.
     normalize : bool, default=True
         Code unit-norm points (the paper); False codes the points as given.
-    threshold : float in (0, 1] or None, default=None
+    threshold : float in (0, 1] or None, default=0.7
         Elhamifar and Vidal's thrC: keep each point's largest coefficients holding this
         share of its l1 mass. None keeps all.
-    affinity : {"symmetric", "max_normalized"}, default="symmetric"
+    affinity : {"symmetric", "max_normalized"}, default="max_normalized"
         ``|Z| + |Z|^T``, or with every row of Z first divided by its largest absolute
         entry (their BuildAdjacency).
-    metric : {"euclidean", "abs_cosine", "l2"}, default="euclidean"
+    metric : {"euclidean", "abs_cosine", "l2"}, default="abs_cosine"
         Neighbours by Euclidean distance of unit vectors (the paper's code), absolute
         cosine, or Euclidean distance of the points as given (exact search only).
     neighbor_algorithm : {"auto", "exact", "approximate"}, default="auto"
         "auto" uses exact blocked search below 50,000 points and an approximate index above.
-    assign_labels : {"discretize", "kmeans", "njw"}, default="discretize"
+    assign_labels : {"discretize", "kmeans", "njw"}, default="njw"
         N-Cut's Yu-Shi discretisation (the paper's code), k-means on the embedding, or
         Ng-Jordan-Weiss as Elhamifar and Vidal's SSC code runs it (`kssc.spectral`).
     tol : float, default=1e-6
@@ -141,7 +152,7 @@ class KSSC(SelfExpressiveClustering):
         "lam": [Interval(Real, 0, None, closed="neither")],
         "lam_mode": [StrOptions(set(LAM_MODES))],
         "l1_ratio": [Interval(Real, 0, 1, closed="right")],
-        "solver": [StrOptions(set(SOLVERS)), ADMM],
+        "solver": [StrOptions({*SOLVERS, "admm"}), ADMM],
         "positive": ["boolean"],
         "normalize": ["boolean"],
         "threshold": [Interval(Real, 0, 1, closed="right"), None],
@@ -154,10 +165,10 @@ class KSSC(SelfExpressiveClustering):
         "n_jobs": [Integral, None],
     }
 
-    def __init__(self, n_clusters=None, *, n_neighbors=20, neighbor_pcs=0, n_random=0, lam=0.1,
-                 lam_mode="absolute", l1_ratio=1.0, solver="relaxed", positive=True,
-                 normalize=True, threshold=None, affinity="symmetric", metric="euclidean",
-                 neighbor_algorithm="auto", assign_labels="discretize", tol=1e-6, max_iter=200,
+    def __init__(self, n_clusters=None, *, n_neighbors=20, neighbor_pcs=0, n_random=0,
+                 lam=0.00125, lam_mode="global", l1_ratio=1.0, solver="admm", positive=False,
+                 normalize=True, threshold=0.7, affinity="max_normalized", metric="abs_cosine",
+                 neighbor_algorithm="auto", assign_labels="njw", tol=1e-6, max_iter=200,
                  chunk_size=None, n_jobs=None, max_clusters=20, random_state=None, verbose=0):
         self.n_clusters = n_clusters
         self.n_neighbors = n_neighbors
@@ -184,10 +195,11 @@ class KSSC(SelfExpressiveClustering):
 
     def _representation(self, X, random_state):
         n = X.shape[0]
-        admm = isinstance(self.solver, ADMM)
+        solver = ADMM() if isinstance(self.solver, str) and self.solver == "admm" else self.solver
+        admm = isinstance(solver, ADMM)
         if admm:
-            self.solver.validate()
-        if self.solver == "exact" and self.l1_ratio < 1:
+            solver.validate()
+        if solver == "exact" and self.l1_ratio < 1:
             raise ValueError(f"l1_ratio={self.l1_ratio} needs solver='relaxed' or an ADMM; the "
                              "exact solver codes the lasso only.")
         P = unit_rows(X) if self.normalize else X.astype(float, copy=False)
@@ -203,15 +215,15 @@ class KSSC(SelfExpressiveClustering):
         found = perf_counter()
         with self._stage("coefficients") as progress:
             coef, n_iter, converged = kssc_coefficients(
-                P, indices, self.lam, solver=self.solver, positive=self.positive,
+                P, indices, self.lam, solver=solver, positive=self.positive,
                 lam_mode=self.lam_mode, l1_ratio=self.l1_ratio, tol=self.tol,
                 max_iter=self.max_iter, chunk_size=self.chunk_size, n_jobs=self.n_jobs,
                 progress=progress)
         solved = perf_counter()
         if admm:
-            warn_not_converged(converged, "ADMM", self.solver.max_iter)
+            warn_not_converged(converged, "ADMM", solver.max_iter)
         else:
-            warn_not_converged(converged, self.solver, self.max_iter)
+            warn_not_converged(converged, solver, self.max_iter)
         if self.threshold is not None:
             coef = threshold_rows(coef, self.threshold)
         self.neighbors_ = indices

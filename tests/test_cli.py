@@ -74,7 +74,7 @@ def test_signed_option_reaches_the_estimator(points, tmp_path):
     main(["cluster", str(path), "-k", "3", "--no-positive", "--lam", "0.01",
           "--save-z", str(z_path)])
     assert sp.load_npz(z_path).data.min() < 0
-    main(["cluster", str(path), "-k", "3", "--lam", "0.01", "--save-z", str(z_path)])
+    main(["cluster", str(path), "-k", "3", "--positive", "--lam", "0.01", "--save-z", str(z_path)])
     assert sp.load_npz(z_path).data.min() >= 0
 
 

@@ -40,7 +40,8 @@ def _degenerate_messages(record):
     return [str(w.message) for w in record if issubclass(w.category, DegenerateFitWarning)]
 
 
-@pytest.mark.parametrize("make", [lambda: KSSC(3, lam=2.0), lambda: SSC(3, lam=2.0),
+@pytest.mark.parametrize("make", [lambda: KSSC(3, lam=2.0, lam_mode="absolute", solver="relaxed"),
+                                  lambda: SSC(3, lam=2.0),
                                   lambda: SSSC(3, lam=2.0, n_in_sample=20, random_state=0)],
                          ids=["KSSC", "SSC", "SSSC"])
 def test_lam_above_lambda_max_is_reported_with_both_values(make):
@@ -55,7 +56,7 @@ def test_lam_between_points_lambda_max_names_the_isolated_points():
     X, _ = _subspaces()
     expected = r"\d+ of 60 point\(s\) are isolated.*lam=0.9 >= lambda_max"
     with pytest.warns(DegenerateFitWarning, match=expected):
-        KSSC(3, lam=0.9).fit(X)
+        KSSC(3, lam=0.9, lam_mode="absolute", solver="relaxed").fit(X)
 
 
 def test_relative_lam_of_one_or_more_is_reported():

@@ -63,10 +63,13 @@ def test_every_config_composes(name, profile):
     assert cfg.experiment.name == name
 
 
-@pytest.mark.parametrize("name", [n for n in EXPERIMENTS if n not in ("scale", "hopkins155",
-                                                                        "yale_subjects")])
+OWN_TEST_FILE = ("scale", "hopkins155", "yale_subjects", "hopkins155_cv", "yale_grouped", "yale38",
+                 "generic_selection")
+
+
+@pytest.mark.parametrize("name", [n for n in EXPERIMENTS if n not in OWN_TEST_FILE])
 def test_smoke_run(name, tmp_path, monkeypatch):
-    # scale, hopkins155 and yale_subjects have their own test files.
+    # These have their own test files (test_experiments_scale.py, ..._validation.py, ...).
     if name != "digits" and not data_available():
         pytest.skip("data folder not available")
     cfg = make_config(f"experiment={name}", "profile=smoke", "n_jobs=1", tmp_path=tmp_path)
