@@ -26,7 +26,7 @@ def _recall(found, exact):
 def test_recall_against_exact_search(metric):
     X = _clustered()
     k = 10
-    indices, sims = approximate_neighbours(X, k, metric, random_state=0)
+    indices, sims = approximate_neighbours(X, k, metric, random_state=0)[:2]
     exact, _ = nearest_neighbours(X, k, metric=metric, algorithm="exact")
     sample = np.random.default_rng(1).choice(len(X), 500, replace=False)
     assert indices.shape == sims.shape == (len(X), k) and indices.dtype == np.int64
@@ -41,10 +41,10 @@ def test_recall_against_exact_search(metric):
 def test_abs_cosine_finds_antipodal_points():
     X = _clustered(n=1200, seed=2)
     X[600:] = -X[:600]
-    indices, sims = approximate_neighbours(X, 5, "abs_cosine", random_state=0)
+    indices, sims = approximate_neighbours(X, 5, "abs_cosine", random_state=0)[:2]
     assert (indices[:600, 0] == np.arange(600, 1200)).mean() >= 0.99
     np.testing.assert_allclose(sims[:, 0], 1.0, atol=1e-12)
-    signed, _ = approximate_neighbours(X, 5, "euclidean", random_state=0)
+    signed, _ = approximate_neighbours(X, 5, "euclidean", random_state=0)[:2]
     assert not (signed[:600] == np.arange(600, 1200)[:, None]).any()
 
 
@@ -52,22 +52,22 @@ def test_duplicates_never_return_self():
     X = _clustered(n=1002, seed=3)
     X[:400] = X[0]  # 400 copies of one point: more than k + 1 of them tie
     for metric in ("euclidean", "abs_cosine"):
-        indices, _ = approximate_neighbours(X, 8, metric, random_state=0)
+        indices, _ = approximate_neighbours(X, 8, metric, random_state=0)[:2]
         assert not (indices == np.arange(len(X))[:, None]).any()
         assert all(np.unique(row).size == 8 for row in indices)
 
 
 def test_deterministic_given_random_state():
     X = _clustered(n=2000, seed=4)
-    first = approximate_neighbours(X, 10, "euclidean", random_state=7)
-    second = approximate_neighbours(X, 10, "euclidean", random_state=7)
+    first = approximate_neighbours(X, 10, "euclidean", random_state=7)[:2]
+    second = approximate_neighbours(X, 10, "euclidean", random_state=7)[:2]
     np.testing.assert_array_equal(first[0], second[0])
     np.testing.assert_array_equal(first[1], second[1])
 
 
 def test_tiny_data_falls_back_to_exact_rows():
     X = _clustered(n=60, dim=8, n_subspaces=2, sub_dim=3, seed=5)
-    indices, sims = approximate_neighbours(X, 59, "euclidean", random_state=0)
+    indices, sims = approximate_neighbours(X, 59, "euclidean", random_state=0)[:2]
     for i in range(60):
         assert sorted(indices[i]) == [j for j in range(60) if j != i]
 
