@@ -17,7 +17,7 @@ from .neighbours import rescore
 from .spectral import ASSIGN_LABELS, spectral_clustering
 
 # Rows of the data read (and cast to float64) at a time when scaling them to unit norm.
-_CHUNK_BYTES = 32 * 2**20
+_CHUNK_BYTES = 4 * 2**20
 
 
 class SelfExpressiveClustering(ProgressMixin, ClusterMixin, BaseEstimator):
