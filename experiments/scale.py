@@ -167,8 +167,8 @@ def write_union_npy(path, n_samples, *, ambient_dim, n_subspaces, subspace_dims,
     one chunk of `chunk_rows` points and the labels. Returns the labels y.
     """
     rng = np.random.default_rng(random_state)
-    bases = [np.linalg.qr(rng.standard_normal((ambient_dim, subspace_dims[j % len(subspace_dims)])))[0]
-             for j in range(n_subspaces)]
+    dims = [subspace_dims[j % len(subspace_dims)] for j in range(n_subspaces)]
+    bases = [np.linalg.qr(rng.standard_normal((ambient_dim, dim)))[0] for dim in dims]
     y = rng.permutation(np.arange(n_samples) % n_subspaces)
     X = np.lib.format.open_memmap(path, mode="w+", dtype=np.float32,
                                   shape=(n_samples, ambient_dim))
