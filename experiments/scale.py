@@ -15,8 +15,13 @@ data generation included), in GiB, and `load_average` (the 1-minute load average
 ended: other jobs on the machine slow a timing down). The summary table holds their medians
 per (N, method) over the non-failed trials.
 
+From `memmap_from` points on (the paper profile's N = 10^7 cell), the data is written a
+chunk at a time to a float32 .npy in data/temp (`write_union_npy`, the same distribution)
+and fitted memory-mapped (``np.load(..., mmap_mode="r")``); the file is removed afterwards.
+
     python experiments/run.py experiment=scale                  # into Hydra's run folder
     python experiments/run.py experiment=scale profile=smoke    # N = 2,000 and 5,000
+    python experiments/run.py experiment=scale experiment.n_samples=[10000000]   # slow
 """
 
 import argparse
@@ -116,6 +121,10 @@ def check(exp):
     noise = exp.get("noise")
     if not (_is_number(noise) and noise >= 0):
         raise ValueError(f"experiment.noise must be a number >= 0; got {noise!r}.")
+    memmap_from = exp.get("memmap_from")
+    if memmap_from is not None and not _is_int(memmap_from, 1):
+        raise ValueError(f"experiment.memmap_from must be a positive integer or null; "
+                         f"got {memmap_from!r}.")
     interval = exp.get("rss_interval")
     if not (_is_number(interval) and interval > 0):
         raise ValueError(f"experiment.rss_interval must be a number of seconds > 0; "
@@ -148,12 +157,59 @@ def fit_in_subprocess(exp, name, method_cfg, n_samples, seed):
             "failure": f"fit process exited with code {done.returncode}: {last}"[:300]}
 
 
+def write_union_npy(path, n_samples, *, ambient_dim, n_subspaces, subspace_dims, noise,
+                    random_state=None, chunk_rows=2**18):
+    """`make_union_of_subspaces`' distribution written to a float32 .npy a chunk at a time.
+
+    Subspace j has dimension ``subspace_dims[j % len(subspace_dims)]``; point i lies on
+    subspace y[i] (as equal counts as can be, in random order), a Gaussian combination of
+    its orthonormal basis scaled to unit norm, plus N(0, noise^2) per coordinate. Memory:
+    one chunk of `chunk_rows` points and the labels. Returns the labels y.
+    """
+    rng = np.random.default_rng(random_state)
+    dims = [subspace_dims[j % len(subspace_dims)] for j in range(n_subspaces)]
+    bases = [np.linalg.qr(rng.standard_normal((ambient_dim, dim)))[0] for dim in dims]
+    y = rng.permutation(np.arange(n_samples) % n_subspaces)
+    X = np.lib.format.open_memmap(path, mode="w+", dtype=np.float32,
+                                  shape=(n_samples, ambient_dim))
+    for start in range(0, n_samples, chunk_rows):
+        labels = y[start:start + chunk_rows]
+        block = np.empty((labels.size, ambient_dim))
+        for j, basis in enumerate(bases):
+            on_j = labels == j
+            points = rng.standard_normal((int(on_j.sum()), basis.shape[1])) @ basis.T
+            block[on_j] = points / np.linalg.norm(points, axis=1, keepdims=True)
+        X[start:start + labels.size] = block + noise * rng.standard_normal(block.shape)
+    X.flush()
+    del X
+    return y
+
+
 def fit_here(exp, methods, n_samples, seed):
-    """Draw the data and fit the one configured method in this process; its row."""
+    """Draw the data and fit the one configured method in this process; its row.
+
+    From ``exp["memmap_from"]`` points on the data goes through a float32 .npy in
+    data/temp, fitted memory-mapped and removed afterwards."""
+    if exp.get("memmap_from") is not None and n_samples >= exp["memmap_from"]:
+        folder = _io.REPO_ROOT / "data" / "temp"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"scale_{n_samples}_{seed}_{os.getpid()}.npy"
+        try:
+            y = write_union_npy(path, n_samples, ambient_dim=exp["ambient_dim"],
+                                n_subspaces=exp["n_subspaces"],
+                                subspace_dims=exp["subspace_dims"], noise=exp["noise"],
+                                random_state=data_seed(seed))
+            return _fit_and_measure(exp, methods, np.load(path, mmap_mode="r"), y, seed)
+        finally:
+            path.unlink(missing_ok=True)
     X, y = make_union_of_subspaces(n_samples, ambient_dim=exp["ambient_dim"],
                                    n_subspaces=exp["n_subspaces"],
                                    subspace_dims=exp["subspace_dims"], noise=exp["noise"],
                                    random_state=data_seed(seed))
+    return _fit_and_measure(exp, methods, X, y, seed)
+
+
+def _fit_and_measure(exp, methods, X, y, seed):
     sampler = RSSSampler(exp["rss_interval"])
     sampler.start()
     start = time.perf_counter()

@@ -1,5 +1,6 @@
 """k-SSC: sparse subspace clustering by nearest neighbour filtering."""
 
+from ._ann import IVF, NeighborRecallWarning
 from ._validation import DegenerateFitWarning
 from .admm import ADMM
 from .estimator import KSSC
@@ -11,8 +12,10 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ADMM",
+    "IVF",
     "KSSC",
     "DegenerateFitWarning",
+    "NeighborRecallWarning",
     "clustering_error",
     "estimate_n_clusters",
     "ncut",

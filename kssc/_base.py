@@ -16,6 +16,9 @@ from .affinity import isolated_points, symmetric_affinity
 from .neighbours import rescore
 from .spectral import ASSIGN_LABELS, spectral_clustering
 
+# Rows of the data read (and cast to float64) at a time when scaling them to unit norm.
+_CHUNK_BYTES = 4 * 2**20
+
 
 class SelfExpressiveClustering(ProgressMixin, ClusterMixin, BaseEstimator):
     """Base class: build a representation Z, the affinity |Z| + |Z|^T, then N-Cut.
@@ -138,13 +141,21 @@ def lam_max_reason(lam, X_unit, isolated, *, positive, neighbours=None, hint="")
             f"gives an all-zero code, any lam >= 1 does for unit-norm points). Lower lam{hint}.")
 
 
-def unit_rows(X):
-    """X (float64) with every row scaled to unit norm, as every method here codes points.
+def unit_rows(X, dtype=float):
+    """X with every row scaled to unit norm, as every method here codes points, in `dtype`.
 
-    Zero-norm points have no direction (documented behaviour, no error): they stay zero
-    and a warning names them; they get all-zero coefficients.
+    Computed in float64 a chunk of rows at a time (X may be a memory map: no float64 copy
+    of the whole data set is made unless `dtype` is float64). Zero-norm points have no
+    direction (documented behaviour, no error): they stay zero and a warning names them;
+    they get all-zero coefficients.
     """
-    X_unit, zero = normalize_rows(X.astype(float, copy=False))
+    n = X.shape[0]
+    X_unit = np.empty(X.shape, dtype=dtype)
+    zero = np.empty(n, dtype=bool)
+    step = max(1, _CHUNK_BYTES // (8 * X.shape[1]))
+    for start in range(0, n, step):
+        part = slice(start, start + step)
+        X_unit[part], zero[part] = normalize_rows(np.asarray(X[part], dtype=float))
     if zero.any():
         rows = np.flatnonzero(zero)
         warn_caller(

@@ -10,8 +10,8 @@ be a chain that N-Cut cuts in the middle. Every function here runs in O(n k) mem
 
 import numpy as np
 
-from ._validation import check_n_neighbors
-from .neighbours import nearest_neighbours
+from ._validation import check_n_neighbors, normalize_rows
+from .neighbours import search_neighbours
 
 _BLOCK_BYTES = 64 * 2**20
 # Up to this many points the random candidates come from random keys over all points (the
@@ -21,30 +21,6 @@ _KEYS_UP_TO = 20_000
 
 def _block_rows(n, width):
     return int(max(1, min(n, _BLOCK_BYTES // (8 * max(width, 1)))))
-
-
-def l2_neighbours(X, n_neighbors, block_size=None):
-    """The `n_neighbors` nearest other rows of X by Euclidean distance of the points as given.
-
-    Exact, by blocked products (one block of `block_size` x n distances at a time); a point
-    is never its own neighbour, also with exact duplicates. Returns indices (n, n_neighbors),
-    nearest first.
-    """
-    n = X.shape[0]
-    k = check_n_neighbors(n_neighbors, n)
-    block_size = block_size or _block_rows(n, n)
-    sq_norms = np.einsum("ij,ij->i", X, X)
-    indices = np.empty((n, k), dtype=np.int64)
-    for start in range(0, n, block_size):
-        stop = min(start + block_size, n)
-        # ||a - b||^2 up to the query's own ||a||^2, which does not change its ranking.
-        D = sq_norms[None, :] - 2.0 * (X[start:stop] @ X.T)
-        rows = np.arange(stop - start)
-        D[rows, rows + start] = np.inf
-        found = np.argpartition(D, k - 1, axis=1)[:, :k]
-        order = np.argsort(np.take_along_axis(D, found, 1), axis=1, kind="stable")
-        indices[start:stop] = np.take_along_axis(found, order, 1)
-    return indices
 
 
 def remove_top_components(X, n_components):
@@ -149,27 +125,33 @@ def candidate_sets(X, n_neighbors, *, neighbor_pcs=0, n_random=0, metric="euclid
     n_random : int, default=0
         Extra distinct random other points per row (at most as many as are left).
     metric : {"euclidean", "abs_cosine", "l2"}
-        "euclidean" and "abs_cosine" on unit vectors (`nearest_neighbours`); "l2" the
-        Euclidean distance of the points as given (`l2_neighbours`).
-    algorithm : {"exact", "approximate"}
+        "euclidean" and "abs_cosine" on unit vectors; "l2" the Euclidean distance of the
+        points as given (`kssc.neighbours.search_neighbours`, exact for "l2").
+    algorithm : {"exact", "approximate"} or IVF
         Search of the unit-vector metrics.
     unit_rows : bool, default=False
         X's rows already have unit norm (skips renormalising a view with no direction removed).
     random_state : numpy RandomState
         Draws the random candidates (and seeds an approximate search).
+
+    Returns (indices (n, k), search): `search` is the last view's search report
+    (`kssc.neighbours.search_neighbours`) with "recall" the lowest over the views (1.0 when
+    all are exact; NaN when an index did not measure it).
     """
     n = X.shape[0]
     counts, pcs = _check_views(n_neighbors, neighbor_pcs)
     check_n_neighbors(int(sum(counts)), n)
     indices = np.empty((n, 0), dtype=np.int64)
+    recall = 1.0
     for count, removed in zip(counts, pcs, strict=True):
         Q = remove_top_components(X, min(removed, min(X.shape) - 1))
         wanted = indices.shape[1] + count
-        if metric == "l2":
-            found = l2_neighbours(Q, wanted)
-        else:
-            found = nearest_neighbours(Q, wanted, metric=metric, algorithm=algorithm,
-                                       normalize=not (unit_rows and Q is X),
-                                       random_state=random_state)[0]
+        if metric != "l2" and not (unit_rows and Q is X):
+            Q = normalize_rows(Q)[0]
+        found, _, search = search_neighbours(Q, wanted, metric,
+                                             "exact" if metric == "l2" else algorithm,
+                                             random_state=random_state)
+        recall = float(np.minimum(recall, search["recall"]))
         indices = merge_candidates(indices, found, count) if indices.shape[1] else found
-    return random_candidates(indices, min(n_random, n - 1 - indices.shape[1]), random_state)
+    n_random = min(n_random, n - 1 - indices.shape[1])
+    return random_candidates(indices, n_random, random_state), {**search, "recall": recall}

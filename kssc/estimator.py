@@ -5,6 +5,7 @@ from time import perf_counter
 
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from ._ann import IVF
 from ._base import SelfExpressiveClustering, lam_max_reason, unit_rows
 from ._validation import normalize_rows
 from ._warnings import warn_caller
@@ -82,8 +83,10 @@ class KSSC(SelfExpressiveClustering):
     metric : {"euclidean", "abs_cosine", "l2"}, default="abs_cosine"
         Neighbours by Euclidean distance of unit vectors (the paper's code), absolute
         cosine, or Euclidean distance of the points as given (exact search only).
-    neighbor_algorithm : {"auto", "exact", "approximate"}, default="auto"
-        "auto" uses exact blocked search below 50,000 points and an approximate index above.
+    neighbor_algorithm : {"auto", "exact", "approximate"} or IVF, default="auto"
+        Exact blocked search, or an approximate index (`kssc.IVF`: its nlist, nprobe and
+        recall check; "approximate" is ``IVF()``). "auto" searches exactly below 50,000
+        points and with ``IVF()`` from there on.
     assign_labels : {"discretize", "kmeans", "njw"}, default="njw"
         N-Cut's Yu-Shi discretisation (the paper's code), k-means on the embedding, or
         Ng-Jordan-Weiss as Elhamifar and Vidal's SSC code runs it (`kssc.spectral`).
@@ -120,6 +123,12 @@ class KSSC(SelfExpressiveClustering):
         Solver iterations per point.
     n_clusters_ : int
         Number of distinct labels found.
+    neighbor_recall_ : float
+        Share of the exact neighbours the search found: 1.0 for the exact search, measured
+        on a sample of points for an approximate index (NaN when not measured).
+    neighbor_search_ : dict
+        What the neighbour search ran: "algorithm" ("exact" or "ivf"), "recall", and for
+        an index "nlist", "nprobe" and "recall_sample" (of the last view searched).
     timings_ : dict
         Seconds per stage: "neighbours", "coefficients", "representation" (both, what
         the paper times), "spectral" and "total".
@@ -158,7 +167,7 @@ class KSSC(SelfExpressiveClustering):
         "threshold": [Interval(Real, 0, 1, closed="right"), None],
         "affinity": [StrOptions(set(AFFINITIES))],
         "metric": [StrOptions({*METRICS, "l2"})],
-        "neighbor_algorithm": [StrOptions({"auto", "exact", "approximate"})],
+        "neighbor_algorithm": [StrOptions({"auto", "exact", "approximate"}), IVF],
         "tol": [Interval(Real, 0, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "chunk_size": [Interval(Integral, 1, None, closed="left"), None],
@@ -202,16 +211,27 @@ class KSSC(SelfExpressiveClustering):
         if solver == "exact" and self.l1_ratio < 1:
             raise ValueError(f"l1_ratio={self.l1_ratio} needs solver='relaxed' or an ADMM; the "
                              "exact solver codes the lasso only.")
-        P = unit_rows(X) if self.normalize else X.astype(float, copy=False)
+        # Float32 data (e.g. a memory-mapped .npy) is coded from one float32 copy of its unit
+        # rows, made a chunk at a time; the coefficient step casts each gathered chunk to
+        # float64. Float64 data keeps float64 unit rows: a memory map gives the labels of the
+        # same array in memory.
+        P = unit_rows(X, X.dtype) if self.normalize else X
         algorithm = self.neighbor_algorithm
+        if isinstance(algorithm, IVF):
+            algorithm.validate()
         if algorithm == "auto":
             algorithm = "approximate" if n >= APPROXIMATE_FROM else "exact"
+        if self.metric == "l2" and algorithm != "exact" and self.neighbor_algorithm != "auto":
+            raise ValueError(f"metric='l2' has an exact search only; got neighbor_algorithm="
+                             f"{self.neighbor_algorithm!r}: use 'exact' or 'auto'.")
         start = perf_counter()
         with self._stage("neighbours"):
-            indices = candidate_sets(P, self.n_neighbors, neighbor_pcs=self.neighbor_pcs,
-                                     n_random=self.n_random, metric=self.metric,
-                                     algorithm=algorithm, unit_rows=self.normalize,
-                                     random_state=random_state)
+            indices, search = candidate_sets(P, self.n_neighbors, neighbor_pcs=self.neighbor_pcs,
+                                             n_random=self.n_random, metric=self.metric,
+                                             algorithm=algorithm, unit_rows=self.normalize,
+                                             random_state=random_state)
+        self.neighbor_search_ = search
+        self.neighbor_recall_ = search["recall"]
         found = perf_counter()
         with self._stage("coefficients") as progress:
             coef, n_iter, converged = kssc_coefficients(

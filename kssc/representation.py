@@ -14,8 +14,9 @@ _CHUNK_BYTES = 64 * 2**20
 
 
 def _gather(X, rows, indices):
-    A = X[indices]
-    x = X[rows]
+    # X may be float32 (a memory map): the gathered chunk is cast, never all of X.
+    A = np.asarray(X[indices], dtype=float)
+    x = np.asarray(X[rows], dtype=float)
     return A, x, np.matmul(A, A.transpose(0, 2, 1)), np.einsum("nkd,nd->nk", A, x)
 
 
@@ -34,7 +35,8 @@ def _solve_chunk(X, rows, indices, lam, solver, positive, l1_ratio, tol, max_ite
 def _chunk_scale(X, rows, indices, positive, outlier_gamma):
     """lambda_max of each point: the smallest lam giving all-zero codes (outlier: also over
     the identity atoms I / gamma)."""
-    corr = np.einsum("nkd,nd->nk", X[indices], X[rows])
+    corr = np.einsum("nkd,nd->nk", np.asarray(X[indices], dtype=float),
+                     np.asarray(X[rows], dtype=float))
     scale = corr.max(axis=1) if positive else np.abs(corr).max(axis=1)
     if outlier_gamma is not None:
         scale = np.maximum(scale, np.abs(X[rows]).max(axis=1) / outlier_gamma)

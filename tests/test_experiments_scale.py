@@ -124,3 +124,28 @@ def test_peak_rss_of_a_child_process_excludes_its_parents_memory():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=_io.REPO_ROOT)
     assert int(out.stdout) < 0.5 * ballast.nbytes
+
+
+def test_union_npy_is_written_in_chunks_with_the_given_dimensions(tmp_path):
+    y = scale.write_union_npy(tmp_path / "X.npy", 203, ambient_dim=12, n_subspaces=4,
+                              subspace_dims=[2, 3, 5], noise=0.0, random_state=0, chunk_rows=50)
+    X = np.load(tmp_path / "X.npy", mmap_mode="r")
+    assert X.shape == (203, 12) and X.dtype == np.float32
+    assert np.bincount(y).tolist() == [51, 51, 51, 50]
+    assert np.allclose(np.linalg.norm(X, axis=1), 1, atol=1e-6)
+    assert [np.linalg.matrix_rank(X[y == j], tol=1e-4) for j in range(4)] == [2, 3, 5, 2]
+
+
+def test_large_cells_fit_a_memory_mapped_file_and_remove_it():
+    exp = OmegaConf.to_container(make_config("profile=smoke").experiment)
+    exp["memmap_from"] = 2000
+    row = scale.fit_here(exp, {"kssc": {"_target_": "kssc.KSSC"}}, 2000, seed=0)
+    assert not row["failed"], row["failure"]
+    assert row["error_pct"] <= 5
+    assert not list((_io.REPO_ROOT / "data" / "temp").glob("scale_2000_0_*.npy"))
+
+
+def test_paper_profile_adds_the_memory_mapped_ten_million_cell():
+    exp = make_config("profile=paper").experiment
+    assert 10**7 in exp.n_samples and exp.memmap_from <= 10**7
+    assert 10**7 not in make_config().experiment.n_samples
