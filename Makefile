@@ -46,9 +46,13 @@ test: $(STAMP)
 test-all: $(STAMP)
 	$(PY) -m pytest
 
+# BENCH_LARGE: points of bench_kssc's second fit, on the scale experiment's data (0: none).
+BENCH_LARGE ?= 1000000
+
 bench: $(STAMP)
-	$(PY) benchmarks/bench_kssc.py
+	$(PY) benchmarks/bench_kssc.py --large $(BENCH_LARGE)
 	$(PY) benchmarks/bench_baselines.py
+	$(PY) benchmarks/bench_peers.py
 
 data: $(STAMP)
 	$(PY) -m kssc.datasets.fetch
