@@ -114,8 +114,13 @@ def fit_one(make, X, y):
             "load_end": os.getloadavg()[0]}
 
 
-def run(sizes, peer_dir, skip=()):
-    """One row per (N, method) run, and the messages about methods not run."""
+def run(sizes, peer_dir, skip=(), max_n=None, on_row=None):
+    """One row per (N, method) run, and the messages about methods not run.
+
+    `skip` names methods not run; `max_n` maps a method to the largest N it is run at;
+    `on_row(frame, notes)` is called with the rows so far after every fit.
+    """
+    max_n = max_n or {}
     peer, reason = peer_module(peer_dir)
     notes = [f"peer skipped: {reason}"] if peer is None else []
     if peer is not None:
@@ -124,16 +129,23 @@ def run(sizes, peer_dir, skip=()):
     for n in sizes:
         X, y = union_data(n)
         for name, make in methods(DATA["n_subspaces"], peer, DATA["subspace_dims"][0]):
-            if name in skip:
+            if name in skip or n > max_n.get(name, n):
                 continue
             row = {"n_samples": n, "method": name, **fit_one(make, X, y)}
             rows.append(row)
             print(f"  N = {n:6d}  {name:13s} {row['time_s']:9.2f} s (CPU {row['cpu_s']:8.2f} s)"
                   f"  error {row['error']:6.2f} %  (load {row['load_start']:.1f})", flush=True)
+            if on_row is not None:
+                on_row(with_ratios(rows), notes)
+    return with_ratios(rows), notes
+
+
+def with_ratios(rows):
+    """The rows as a frame, with each time divided by k-SSC's (defaults) at the same N."""
     frame = pd.DataFrame(rows)
     baseline = frame[frame.method == BASELINE].set_index("n_samples").time_s
     frame["time_ratio_to_kssc"] = frame.time_s / frame.n_samples.map(baseline)
-    return frame, notes
+    return frame
 
 
 def draw(frame, path):
@@ -164,6 +176,8 @@ def main(argv=None):
     parser.add_argument("--sizes", type=int, nargs="+", default=[5_000, 20_000])
     parser.add_argument("--quick", action="store_true", help="N = 300, into a temporary folder")
     parser.add_argument("--skip", nargs="*", default=[], help="method names not to run")
+    parser.add_argument("--max-n", nargs="*", default=[], metavar="METHOD=N",
+                        help="run METHOD only up to N points, e.g. ensc=5000")
     parser.add_argument("--output", type=Path, default=None, help="default results/peers.csv")
     parser.add_argument("--figure", type=Path, default=None, help="default figures/peers.png")
     args = parser.parse_args(argv)
@@ -180,23 +194,28 @@ def main(argv=None):
 
     started, start = _io.now(), time.perf_counter()
     peer_dir = os.environ.get("KSSC_PEER_DIR") or DEFAULT_PEER
+    max_n = {name: int(n) for name, n in (item.split("=") for item in args.max_n)}
+    config = {"experiment": {"name": "peers", "sizes": args.sizes, "data": DATA,
+                             "skip": args.skip, "max_n": max_n, "peer_dir": str(peer_dir),
+                             "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS")}}
     print(f"k-SSC and its peers, D = {DATA['ambient_dim']}, {DATA['n_subspaces']} subspaces "
           f"of dim {DATA['subspace_dims'][0]}; load average {os.getloadavg()[0]:.1f} "
           f"on {os.cpu_count()} cores")
-    frame, notes = run(args.sizes, peer_dir, skip=set(args.skip))
+
+    def save(frame, notes):  # after every fit, so a long run keeps the rows it has
+        _io.write_csv(frame, output)
+        _io.write_meta(config, output.with_suffix(".meta.json"), fingerprint=None,
+                       started=started, wall_time=time.perf_counter() - start,
+                       extra={"notes": notes, "load_average_end": os.getloadavg()})
+        draw(pd.read_csv(output), figure)
+
+    frame, notes = run(args.sizes, peer_dir, skip=set(args.skip), max_n=max_n, on_row=save)
     for note in notes:
         print(note)
     print("\n     N  method         time (s)  x k-SSC   CPU (s)  error (%)")
     for row in frame.itertuples():
         print(f"{row.n_samples:6d}  {row.method:13s} {row.time_s:9.2f}"
               f" {row.time_ratio_to_kssc:8.1f} {row.cpu_s:9.2f} {row.error:9.2f}")
-    _io.write_csv(frame, output)
-    _io.write_meta({"experiment": {"name": "peers", "sizes": args.sizes, "data": DATA,
-                                   "skip": args.skip, "peer_dir": str(peer_dir)}},
-                   output.with_suffix(".meta.json"), fingerprint=None, started=started,
-                   wall_time=time.perf_counter() - start,
-                   extra={"notes": notes, "load_average_end": os.getloadavg()})
-    draw(pd.read_csv(output), figure)
     print(f"wrote {output} and {figure}")
     return frame
 

@@ -18,6 +18,7 @@ from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import eigsh, lobpcg
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
+from threadpoolctl import threadpool_limits
 
 from ._validation import warn_degenerate
 
@@ -55,9 +56,10 @@ def top_eigenvectors(P, n_vectors, random_state=None, dense_limit=_DENSE_LIMIT, 
     (ARPACK `eigsh`, matrix-vector products only) started from a vector drawn from
     `random_state`; "lobpcg": LOBPCG on I - P for its smallest eigenvalues, from a block
     drawn from `random_state`, preconditioned by a smoothed-aggregation AMG V-cycle when
-    pyamg is installed, to the residual tolerance `tol`. ARPACK stays the default by
-    measurement: on k-SSC's affinities of 2 x 10^4 to 10^6 points it took less time than
-    LOBPCG for the same labels (docs/scaling.md, "Eigen-solver"; benchmarks/bench_spectral.py).
+    pyamg is installed, to the residual tolerance `tol`. ARPACK, on one BLAS thread, stays
+    the default by measurement: on k-SSC's affinities of 2 x 10^4 and 10^5 points it took a
+    tenth to a fifth of LOBPCG's CPU time for the same labels (docs/scaling.md,
+    "Eigen-solver"; benchmarks/bench_spectral.py).
     """
     if solver not in EIGEN_SOLVERS:
         raise ValueError(f"solver must be one of {EIGEN_SOLVERS}; got {solver!r}.")
@@ -74,7 +76,10 @@ def top_eigenvectors(P, n_vectors, random_state=None, dense_limit=_DENSE_LIMIT, 
         values, vectors = _lobpcg_top(P, n_vectors, check_random_state(random_state), tol)
     else:
         v0 = check_random_state(random_state).uniform(-1.0, 1.0, n)
-        values, vectors = eigsh(P, k=n_vectors, which="LA", v0=v0)
+        # ARPACK's BLAS calls are vector operations too small to share: threaded, they cost
+        # 3x the time on a loaded machine (docs/scaling.md, "Eigen-solver").
+        with threadpool_limits(limits=1, user_api="blas"):
+            values, vectors = eigsh(P, k=n_vectors, which="LA", v0=v0)
     if vectors.shape[1] != n_vectors:
         raise RuntimeError(f"the eigensolver returned {vectors.shape[1]} eigenvectors of the "
                            f"{n_vectors} asked for a {n} x {n} affinity.")
