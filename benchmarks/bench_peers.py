@@ -85,6 +85,9 @@ def methods(n_clusters, peer, subspace_dim):
     table = [
         ("kssc", lambda: KSSC(n_clusters, random_state=0)),
         ("kssc_tuned", lambda: tuned_kssc(n_clusters)),
+        ("spectral_knn", lambda: SpectralClustering(n_clusters, affinity="nearest_neighbors",
+                                                    random_state=0)),
+        ("kmeans", lambda: KMeans(n_clusters, n_init=10, random_state=0)),
     ]
     if peer is not None:
         table += [
@@ -93,11 +96,6 @@ def methods(n_clusters, peer, subspace_dim):
             ("ensc", lambda: peer.ElasticNetSubspaceClustering(
                 n_clusters=n_clusters, algorithm=ensc_algorithm(), gamma=500, random_state=0)),
         ]
-    table += [
-        ("spectral_knn", lambda: SpectralClustering(n_clusters, affinity="nearest_neighbors",
-                                                    random_state=0)),
-        ("kmeans", lambda: KMeans(n_clusters, n_init=10, random_state=0)),
-    ]
     return table
 
 
@@ -178,6 +176,8 @@ def main(argv=None):
     parser.add_argument("--skip", nargs="*", default=[], help="method names not to run")
     parser.add_argument("--max-n", nargs="*", default=[], metavar="METHOD=N",
                         help="run METHOD only up to N points, e.g. ensc=5000")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the output's rows of the N not run now")
     parser.add_argument("--output", type=Path, default=None, help="default results/peers.csv")
     parser.add_argument("--figure", type=Path, default=None, help="default figures/peers.png")
     args = parser.parse_args(argv)
@@ -202,7 +202,13 @@ def main(argv=None):
           f"of dim {DATA['subspace_dims'][0]}; load average {os.getloadavg()[0]:.1f} "
           f"on {os.cpu_count()} cores")
 
+    kept = pd.DataFrame()
+    if args.keep and output.is_file():
+        kept = pd.read_csv(output)
+        kept = kept[~kept.n_samples.isin(args.sizes)]
+
     def save(frame, notes):  # after every fit, so a long run keeps the rows it has
+        frame = pd.concat([kept, frame], ignore_index=True).sort_values("n_samples", kind="stable")
         _io.write_csv(frame, output)
         _io.write_meta(config, output.with_suffix(".meta.json"), fingerprint=None,
                        started=started, wall_time=time.perf_counter() - start,
