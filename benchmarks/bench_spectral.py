@@ -1,6 +1,7 @@
 """The spectral step's eigensolvers side by side on one k-SSC affinity (issue 12, part 3).
 
 Run: python benchmarks/bench_spectral.py [--n 20000] [--affinity W.npz --labels y.npy]
+[--solvers arpack lobpcg-1e-3 lobpcg-1e-5]
 Without `--affinity` it fits KSSC(5) on bench_kssc's data (N points, D = 321, 5 subspaces of
 dimension 5) and uses its `affinity_matrix_`; with it, it loads a saved CSR affinity
 (`scipy.sparse.save_npz`), e.g. of the scale experiment's data. For ARPACK and for LOBPCG
@@ -29,9 +30,9 @@ from bench_kssc import tir_scale_data
 from kssc import KSSC, clustering_error
 from kssc.spectral import _normalized_affinity, discretize, top_eigenvectors
 
-SOLVERS = (("arpack", {"solver": "arpack"}),
-           ("lobpcg tol 1e-3", {"solver": "lobpcg", "tol": 1e-3}),
-           ("lobpcg tol 1e-5", {"solver": "lobpcg", "tol": 1e-5}))
+SOLVERS = {"arpack": {"solver": "arpack"},
+           "lobpcg-1e-3": {"solver": "lobpcg", "tol": 1e-3},
+           "lobpcg-1e-5": {"solver": "lobpcg", "tol": 1e-5}}
 
 
 def counted(P):
@@ -52,7 +53,7 @@ def ncut_labels(vectors, degrees):
     return discretize(vectors * np.where(vectors[0] > 0, -1.0, 1.0), 0)
 
 
-def compare(W, y, n_clusters, solvers=SOLVERS):
+def compare(W, y, n_clusters, solvers=tuple(SOLVERS)):
     """Print one line per eigensolver (module docstring)."""
     P, degrees = _normalized_affinity(W)
     print(f"N = {P.shape[0]:,}, {P.nnz / P.shape[0]:.1f} non-zeros per row, "
@@ -60,7 +61,8 @@ def compare(W, y, n_clusters, solvers=SOLVERS):
           f"{os.cpu_count()} cores")
     print("  solver            wall (s)  CPU (s)  mat-vecs  max |dl|  error (%)  vs ARPACK (%)")
     reference = None
-    for name, options in solvers:
+    for name in solvers:
+        options = SOLVERS[name]
         # LOBPCG needs P itself for the AMG hierarchy; ARPACK goes through the counter.
         operator, count = counted(P)
         start, cpu = time.perf_counter(), time.process_time()
@@ -82,7 +84,8 @@ def main(argv=None):
     parser.add_argument("--affinity", type=Path, help="a saved CSR affinity (.npz)")
     parser.add_argument("--labels", type=Path, help="its true labels (.npy)")
     parser.add_argument("--n-clusters", type=int, default=None)
-    parser.add_argument("--skip-tight", action="store_true", help="no LOBPCG at tol 1e-5")
+    parser.add_argument("--solvers", nargs="+", choices=tuple(SOLVERS), default=tuple(SOLVERS),
+                        help="the first is the reference of the comparison")
     args = parser.parse_args(argv)
     if args.affinity is not None:
         W, y = sp.load_npz(args.affinity).tocsr(), np.load(args.labels)
@@ -92,7 +95,7 @@ def main(argv=None):
             warnings.simplefilter("ignore")
             W = KSSC(5, random_state=0).fit(X).affinity_matrix_
     n_clusters = args.n_clusters or int(np.unique(y).size)
-    compare(W, y, n_clusters, SOLVERS[:2] if args.skip_tight else SOLVERS)
+    compare(W, y, n_clusters, args.solvers)
 
 
 if __name__ == "__main__":
