@@ -149,7 +149,8 @@ def with_ratios(rows):
 
 
 def draw(frame, path):
-    """Time (log scale) and error per method against N, from the CSV's frame."""
+    """CPU time (log scale) and error per method against N, from the CSV's frame: the CPU
+    time, as the wall time of a loaded machine varies with the others' load."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -157,10 +158,10 @@ def draw(frame, path):
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
     for name, group in frame.groupby("method", sort=False):
-        left.plot(group.n_samples, group.time_s, "o-", label=name)
+        left.plot(group.n_samples, group.cpu_s, "o-", label=name)
         right.plot(group.n_samples, group.error, "o-", label=name)
-    left.set(xscale="log", yscale="log", xlabel="N", ylabel="fit time (s)",
-             title="Time, one process, same data")
+    left.set(xscale="log", yscale="log", xlabel="N", ylabel="fit CPU time (s)",
+             title="CPU time, one process, same data")
     right.set(xscale="log", xlabel="N", ylabel="clustering error (%)", title="Error")
     left.legend(fontsize=8)
     path = Path(path)
