@@ -46,9 +46,14 @@ test: $(STAMP)
 test-all: $(STAMP)
 	$(PY) -m pytest
 
+# BENCH_LARGE: points of bench_kssc's second fit, on the scale experiment's data (0: none).
+BENCH_LARGE ?= 1000000
+
 bench: $(STAMP)
-	$(PY) benchmarks/bench_kssc.py
+	$(PY) benchmarks/bench_kssc.py --large $(BENCH_LARGE)
 	$(PY) benchmarks/bench_baselines.py
+	$(PY) -c "import spams, progressbar" 2>/dev/null || $(PY) -m pip install --quiet -e '.[peers]' || true
+	$(PY) benchmarks/bench_peers.py --max-n ensc=5000
 
 data: $(STAMP)
 	$(PY) -m kssc.datasets.fetch

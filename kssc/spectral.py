@@ -9,13 +9,16 @@ option is Ng, Jordan and Weiss as Elhamifar and Vidal's SSC code runs it
 k-means with 20 restarts.
 """
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import eigh, svd
 from scipy.sparse.csgraph import connected_components
-from scipy.sparse.linalg import eigsh
+from scipy.sparse.linalg import eigsh, lobpcg
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
+from threadpoolctl import threadpool_limits
 
 from ._validation import warn_degenerate
 
@@ -42,14 +45,24 @@ def _normalized_affinity(W, offset=0.5, threshold=1e-6):
     return (scale @ W @ scale).tocsr(), degrees
 
 
-def top_eigenvectors(P, n_vectors, random_state=None, dense_limit=_DENSE_LIMIT):
+EIGEN_SOLVERS = ("arpack", "lobpcg")
+
+
+def top_eigenvectors(P, n_vectors, random_state=None, dense_limit=_DENSE_LIMIT, solver="arpack",
+                     tol=1e-5):
     """The `n_vectors` largest eigenpairs of the symmetric matrix P, in descending order.
 
-    Dense `eigh` up to `dense_limit` points, else ARPACK (Lanczos, matrix-vector products
-    only) started from a vector drawn from `random_state`. ARPACK stays the large-n method
-    by measurement: it was faster than LOBPCG with an AMG preconditioner on N-Cut matrices
-    of 10^5 points (docs/scaling.md, "Eigen-solver").
+    Dense `eigh` up to `dense_limit` points. Above, `solver` "arpack" (the default): Lanczos
+    (ARPACK `eigsh`, matrix-vector products only) started from a vector drawn from
+    `random_state`; "lobpcg": LOBPCG on I - P for its smallest eigenvalues, from a block
+    drawn from `random_state`, preconditioned by a smoothed-aggregation AMG V-cycle when
+    pyamg is installed, to the residual tolerance `tol`. ARPACK, on one BLAS thread, stays
+    the default by measurement: on k-SSC's affinities of 2 x 10^4 and 10^5 points it took a
+    tenth to a fifth of LOBPCG's CPU time for the same labels (docs/scaling.md,
+    "Eigen-solver"; benchmarks/bench_spectral.py).
     """
+    if solver not in EIGEN_SOLVERS:
+        raise ValueError(f"solver must be one of {EIGEN_SOLVERS}; got {solver!r}.")
     n = P.shape[0]
     if n <= dense_limit or n_vectors >= n - 1:
         dense = P.toarray()
@@ -59,14 +72,42 @@ def top_eigenvectors(P, n_vectors, random_state=None, dense_limit=_DENSE_LIMIT):
             # spectra (duplicated points; it returned none at all); the full one cannot.
             values, vectors = eigh(dense)
             values, vectors = values[n - n_vectors:], vectors[:, n - n_vectors:]
+    elif solver == "lobpcg":
+        values, vectors = _lobpcg_top(P, n_vectors, check_random_state(random_state), tol)
     else:
         v0 = check_random_state(random_state).uniform(-1.0, 1.0, n)
-        values, vectors = eigsh(P, k=n_vectors, which="LA", v0=v0)
+        # ARPACK's BLAS calls are vector operations too small to share: threaded, they cost
+        # 3x the time on a loaded machine (docs/scaling.md, "Eigen-solver").
+        with threadpool_limits(limits=1, user_api="blas"):
+            values, vectors = eigsh(P, k=n_vectors, which="LA", v0=v0)
     if vectors.shape[1] != n_vectors:
         raise RuntimeError(f"the eigensolver returned {vectors.shape[1]} eigenvectors of the "
                            f"{n_vectors} asked for a {n} x {n} affinity.")
     order = np.argsort(values)[::-1]
     return values[order], vectors[:, order]
+
+
+def _lobpcg_top(P, n_vectors, rng, tol, max_iter=500):
+    """Largest eigenpairs of P by LOBPCG on I - P, AMG-preconditioned when pyamg imports."""
+    n = P.shape[0]
+    laplacian = (sp.identity(n, format="csr") - sp.csr_matrix(P)).tocsr()
+    try:
+        import pyamg
+    except ImportError:
+        preconditioner = None
+    else:
+        # The shift keeps the multigrid hierarchy of the singular Laplacian well defined.
+        shifted = laplacian + 1e-5 * sp.identity(n, format="csr")
+        preconditioner = pyamg.smoothed_aggregation_solver(shifted).aspreconditioner()
+    block = rng.uniform(-1.0, 1.0, (n, n_vectors))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # "not reaching the requested tolerance"
+        values, vectors = lobpcg(laplacian, block, M=preconditioner, tol=tol, maxiter=max_iter,
+                                 largest=False)
+    # Threaded BLAS sums in a varying order; fix each vector's sign by its largest entry so
+    # that a seed gives the same vectors.
+    largest = vectors[np.argmax(np.abs(vectors), axis=0), np.arange(vectors.shape[1])]
+    return 1.0 - values, vectors * np.where(largest < 0, -1.0, 1.0)
 
 
 def discretize(vectors, random_state=None, max_iter=20):

@@ -1,7 +1,9 @@
 import numpy as np
+import pytest
 import scipy.sparse as sp
 
-from kssc.spectral import _normalized_affinity, top_eigenvectors
+from kssc import clustering_error
+from kssc.spectral import _normalized_affinity, discretize, top_eigenvectors
 
 
 def _block_graph(n_blocks=4, size=150, seed=0):
@@ -35,3 +37,31 @@ def test_sparse_path_is_deterministic_given_random_state():
     second = top_eigenvectors(P, 5, random_state=3, dense_limit=10)
     np.testing.assert_array_equal(first[0], second[0])
     np.testing.assert_array_equal(first[1], second[1])
+
+
+def test_lobpcg_path_agrees_with_arpack_in_values_and_labels():
+    W = _block_graph(seed=2)
+    P, degrees = _normalized_affinity(W)
+    arpack = top_eigenvectors(P, 4, random_state=0, dense_limit=10)
+    lobpcg = top_eigenvectors(P, 4, random_state=0, dense_limit=10, solver="lobpcg", tol=1e-8)
+    np.testing.assert_allclose(lobpcg[0], arpack[0], atol=1e-6)
+    cosines = np.linalg.svd(arpack[1].T @ lobpcg[1], compute_uv=False)
+    np.testing.assert_allclose(cosines, 1.0, atol=1e-6)
+    labels = [discretize(vectors / np.sqrt(degrees)[:, None], 0) for _, vectors in (arpack, lobpcg)]
+    truth = np.repeat(np.arange(4), 150)
+    assert clustering_error(truth, labels[0]) == clustering_error(truth, labels[1]) == 0
+
+
+def test_lobpcg_path_is_deterministic_given_random_state():
+    P, _ = _normalized_affinity(_block_graph(seed=3))
+    first = top_eigenvectors(P, 4, random_state=5, dense_limit=10, solver="lobpcg")
+    second = top_eigenvectors(P, 4, random_state=5, dense_limit=10, solver="lobpcg")
+    # Threaded BLAS may change the last bits between runs, not the vectors or their signs.
+    np.testing.assert_allclose(first[1], second[1], atol=1e-7)
+    np.testing.assert_array_equal(discretize(first[1], 0), discretize(second[1], 0))
+
+
+def test_unknown_solver_is_named_in_the_error():
+    P, _ = _normalized_affinity(_block_graph())
+    with pytest.raises(ValueError, match="solver must be one of"):
+        top_eigenvectors(P, 3, solver="amg")

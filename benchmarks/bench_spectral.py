@@ -1,0 +1,102 @@
+"""The spectral step's eigensolvers side by side on one k-SSC affinity (issue 12, part 3).
+
+Run: python benchmarks/bench_spectral.py [--n 20000] [--affinity W.npz --labels y.npy]
+[--solvers arpack lobpcg-1e-3 lobpcg-1e-5]
+Without `--affinity` it fits KSSC(5) on bench_kssc's data (N points, D = 321, 5 subspaces of
+dimension 5) and uses its `affinity_matrix_`; with it, it loads a saved CSR affinity
+(`scipy.sparse.save_npz`), e.g. of the scale experiment's data. For ARPACK and for LOBPCG
+(AMG-preconditioned, at two tolerances) it prints the wall and CPU time of the n_clusters
+largest eigenpairs of the N-Cut matrix, the mat-vecs counted (a block of m vectors counts m),
+the largest eigenvalue difference to ARPACK's, and the clustering error of the N-Cut labels
+(Yu and Shi's discretisation, seed 0) against the truth and against ARPACK's labels.
+Timings on a loaded machine are inflated (CPU time less so): the load average is printed.
+"""
+
+import argparse
+import os
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.linalg import LinearOperator
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_kssc import tir_scale_data
+
+from kssc import KSSC, clustering_error
+from kssc.spectral import _normalized_affinity, discretize, top_eigenvectors
+
+SOLVERS = {"arpack": {"solver": "arpack"},
+           "lobpcg-1e-3": {"solver": "lobpcg", "tol": 1e-3},
+           "lobpcg-1e-5": {"solver": "lobpcg", "tol": 1e-5}}
+
+
+def counted(P):
+    """P as a LinearOperator that counts the vectors it multiplies."""
+    count = [0]
+
+    def product(x):
+        count[0] += x.shape[1] if x.ndim == 2 else 1
+        return P @ x
+
+    return LinearOperator(P.shape, matvec=product, matmat=product, dtype=P.dtype), count
+
+
+def ncut_labels(vectors, degrees):
+    """N-Cut labels of the eigenvectors, as `kssc.spectral.ncut_embedding` scales them."""
+    vectors = vectors / np.sqrt(degrees)[:, None]
+    vectors *= np.sqrt(len(degrees)) / np.linalg.norm(vectors, axis=0)
+    return discretize(vectors * np.where(vectors[0] > 0, -1.0, 1.0), 0)
+
+
+def compare(W, y, n_clusters, solvers=tuple(SOLVERS)):
+    """Print one line per eigensolver (module docstring)."""
+    P, degrees = _normalized_affinity(W)
+    print(f"N = {P.shape[0]:,}, {P.nnz / P.shape[0]:.1f} non-zeros per row, "
+          f"{n_clusters} eigenpairs; load average {os.getloadavg()[0]:.1f} on "
+          f"{os.cpu_count()} cores")
+    print("  solver            wall (s)  CPU (s)  mat-vecs  max |dl|  error (%)  vs ARPACK (%)")
+    reference = None
+    for name in solvers:
+        options = SOLVERS[name]
+        # LOBPCG needs P itself for the AMG hierarchy; ARPACK goes through the counter.
+        operator, count = counted(P)
+        start, cpu = time.perf_counter(), time.process_time()
+        values, vectors = top_eigenvectors(operator if options["solver"] == "arpack" else P,
+                                           n_clusters, random_state=0, dense_limit=0, **options)
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+        labels = ncut_labels(vectors, degrees)
+        if reference is None:
+            reference = values, labels
+        matvecs = count[0] if options["solver"] == "arpack" else float("nan")
+        print(f"  {name:16s} {wall:9.2f} {cpu:8.2f} {matvecs:9.0f} "
+              f"{np.abs(values - reference[0]).max():9.1e} {clustering_error(y, labels):10.3f} "
+              f"{clustering_error(reference[1], labels):14.3f}", flush=True)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=20_000)
+    parser.add_argument("--affinity", type=Path, help="a saved CSR affinity (.npz)")
+    parser.add_argument("--labels", type=Path, help="its true labels (.npy)")
+    parser.add_argument("--n-clusters", type=int, default=None)
+    parser.add_argument("--solvers", nargs="+", choices=tuple(SOLVERS), default=tuple(SOLVERS),
+                        help="the first is the reference of the comparison")
+    args = parser.parse_args(argv)
+    if args.affinity is not None:
+        W, y = sp.load_npz(args.affinity).tocsr(), np.load(args.labels)
+    else:
+        X, y = tir_scale_data(args.n)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            W = KSSC(5, random_state=0).fit(X).affinity_matrix_
+    n_clusters = args.n_clusters or int(np.unique(y).size)
+    compare(W, y, n_clusters, args.solvers)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,47 @@
+"""The benchmark helpers run: the machine's ceilings and the side-by-side with the peers."""
+
+import importlib.util
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def _load(name):
+    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_ceilings_are_positive_finite_rates():
+    ceilings = _load("ceilings")
+    for rate in (ceilings.gemm_gflops(np.float32, n=64, repeats=1),
+                 ceilings.gemm_gflops(np.float64, n=64, repeats=1),
+                 ceilings.spmv_gbps(n=1000, repeats=1)):
+        assert math.isfinite(rate) and rate > 0
+
+
+def test_csr_bytes_counts_the_arrays_and_both_vectors():
+    ceilings = _load("ceilings")
+    matrix = ceilings.affinity_like(10, nnz_per_row=3)
+    # 30 float64 values, 30 int32 columns, 11 int32 row pointers, x and y of 10 float64.
+    assert ceilings.csr_bytes(matrix) == 30 * 8 + 30 * 4 + 11 * 4 + 2 * 10 * 8
+    assert (np.diff(matrix.indptr) == 3).all()
+
+
+def test_bench_peers_runs_every_method_and_writes_csv_and_figure(tmp_path, monkeypatch):
+    pytest.importorskip("hydra")
+    pytest.importorskip("matplotlib")
+    peers = _load("bench_peers")
+    monkeypatch.setenv("KSSC_PEER_DIR", str(tmp_path / "absent"))
+    output, figure = tmp_path / "peers.csv", tmp_path / "peers.png"
+    frame = peers.main(["--sizes", "100", "--output", str(output), "--figure", str(figure)])
+    assert list(frame.method) == ["kssc", "kssc_tuned", "spectral_knn", "kmeans"]
+    assert (frame.time_s > 0).all() and frame.error.between(0, 100).all()
+    assert frame.loc[frame.method == "kssc", "time_ratio_to_kssc"].item() == 1.0
+    assert output.is_file() and figure.is_file()
+    assert (tmp_path / "peers.meta.json").is_file()
