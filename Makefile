@@ -48,6 +48,7 @@ test-all: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench_kssc.py
+	$(PY) benchmarks/bench_coefficients.py
 	$(PY) benchmarks/bench_baselines.py
 
 data: $(STAMP)
