@@ -18,12 +18,80 @@ point's system once per round, `admm_step_*` does one iteration of every point.
 import numpy as np
 from numba import prange
 
-from ._kernels import gram_point, jit, parallel_jit
-from .admm import admm_setup_point, admm_step_point
+from ._kernels import gram_point, jit, matvec, parallel_jit, prox
 from .fista import fista_point
 from .ladmpsap import ladmpsap_point
 
 FISTA, LADMPSAP, ADMM_EACH = 0, 1, 2
+
+
+@jit
+def admm_setup_point(gram, corr, mu1, mu2, q, gamma, affine, outlier, inverse, rhs):
+    """The point's k x k system inverse and right-hand side (`inverse`, `rhs` are filled)."""
+    k = corr.size
+    if outlier:
+        s = mu1 / gamma**2 + mu2
+        scale, shift = mu1 - mu1**2 / gamma**2 / s, 0.0
+    else:
+        scale, shift = mu1, (mu2 if affine else 0.0)
+    system = np.empty((k, k))
+    for p in range(k):
+        for m in range(k):
+            system[p, m] = scale * gram[p, m] + shift
+        system[p, p] += mu2 + q
+        rhs[p] = mu1 * corr[p] + shift
+    inverse[:, :] = np.linalg.inv(system)
+
+
+@jit
+def admm_step_point(X, row, neighbours, inverse, rhs, mu1, mu2, gamma, affine, outlier,
+                    positive, c, dual, dual_affine, e, dual_e, work_k, work_d):
+    """One iteration of one point (state c, dual, dual_affine (1,), e, dual_e updated in
+    place; e and dual_e are empty without the outlier term). Returns the largest change."""
+    k = c.size
+    v, u = work_k[0], work_k[1]
+    for m in range(k):
+        v[m] = rhs[m] + mu2 * c[m] - dual[m] - dual_affine[0]
+    if outlier:
+        beta, s = mu1 / gamma, mu1 / gamma**2 + mu2
+        b, ve = work_d[0], work_d[1]
+        x = X[row]
+        D = x.size
+        for d in range(D):
+            b[d] = beta * x[d] + mu2 * e[d] - dual_e[d]
+        for m in range(k):
+            a = X[neighbours[m]]
+            t = 0.0
+            for d in range(D):
+                t += a[d] * b[d]
+            v[m] -= beta / s * t
+    matvec(inverse, v, u)
+    gap = 0.0
+    for m in range(k):
+        c_new = prox(u[m] + dual[m] / mu2, 1.0 / mu2, positive)
+        dual[m] += mu2 * (u[m] - c_new)
+        gap = max(gap, abs(u[m] - c_new), abs(u[m] - c[m]))
+        c[m] = c_new
+    if outlier:
+        for d in range(D):
+            ve[d] = b[d]
+        for m in range(k):
+            a = X[neighbours[m]]
+            for d in range(D):
+                ve[d] -= beta * u[m] * a[d]
+        for d in range(D):
+            v_d = ve[d] / s
+            e_new = prox(v_d + dual_e[d] / mu2, 1.0 / mu2, False)
+            dual_e[d] += mu2 * (v_d - e_new)
+            gap = max(gap, abs(v_d - e_new), abs(v_d - e[d]))
+            e[d] = e_new
+    if affine:
+        excess = -1.0
+        for m in range(k):
+            excess += u[m]
+        dual_affine[0] += mu2 * excess
+        gap = max(gap, abs(excess))
+    return gap
 
 
 @jit

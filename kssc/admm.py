@@ -13,7 +13,7 @@ own multiplier. With the outlier term their dictionary is [A_i^T, I / gamma]; it
 (k + D)-square system is solved through the Schur complement of the identity block, so
 every point costs a k x k system plus two products with its candidates A_i (read from X).
 
-The kernels below work on one point; `kssc._point_kernels` runs them over many. A point's
+The compiled per-point setup and step are in `kssc._point_kernels`. A point's
 state is its iterates only (c, dual, the affine multiplier; e and its dual with the outlier
 term), so a chunk of points can be rebuilt from its data and resumed (the "all" rule).
 
@@ -24,10 +24,6 @@ on its own change. Either way a point that never met the tolerance is flagged un
 """
 
 from dataclasses import dataclass
-
-import numpy as np
-
-from ._kernels import jit, matvec, prox
 
 STOPPING = ("all", "each")
 
@@ -84,72 +80,3 @@ class ADMM:
             raise ValueError(f"ADMM max_iter must be an integer >= 1; got {self.max_iter!r}.")
         if self.affine and self.outlier:
             raise ValueError("ADMM(affine=True, outlier=True) is not supported; choose one.")
-
-
-@jit
-def admm_setup_point(gram, corr, mu1, mu2, q, gamma, affine, outlier, inverse, rhs):
-    """The point's k x k system inverse and right-hand side (`inverse`, `rhs` are filled)."""
-    k = corr.size
-    if outlier:
-        s = mu1 / gamma**2 + mu2
-        scale, shift = mu1 - mu1**2 / gamma**2 / s, 0.0
-    else:
-        scale, shift = mu1, (mu2 if affine else 0.0)
-    system = np.empty((k, k))
-    for p in range(k):
-        for m in range(k):
-            system[p, m] = scale * gram[p, m] + shift
-        system[p, p] += mu2 + q
-        rhs[p] = mu1 * corr[p] + shift
-    inverse[:, :] = np.linalg.inv(system)
-
-
-@jit
-def admm_step_point(X, row, neighbours, inverse, rhs, mu1, mu2, gamma, affine, outlier,
-                    positive, c, dual, dual_affine, e, dual_e, work_k, work_d):
-    """One iteration of one point (state c, dual, dual_affine (1,), e, dual_e updated in
-    place; e and dual_e are empty without the outlier term). Returns the largest change."""
-    k = c.size
-    v, u = work_k[0], work_k[1]
-    for m in range(k):
-        v[m] = rhs[m] + mu2 * c[m] - dual[m] - dual_affine[0]
-    if outlier:
-        beta, s = mu1 / gamma, mu1 / gamma**2 + mu2
-        b, ve = work_d[0], work_d[1]
-        x = X[row]
-        D = x.size
-        for d in range(D):
-            b[d] = beta * x[d] + mu2 * e[d] - dual_e[d]
-        for m in range(k):
-            a = X[neighbours[m]]
-            t = 0.0
-            for d in range(D):
-                t += a[d] * b[d]
-            v[m] -= beta / s * t
-    matvec(inverse, v, u)
-    gap = 0.0
-    for m in range(k):
-        c_new = prox(u[m] + dual[m] / mu2, 1.0 / mu2, positive)
-        dual[m] += mu2 * (u[m] - c_new)
-        gap = max(gap, abs(u[m] - c_new), abs(u[m] - c[m]))
-        c[m] = c_new
-    if outlier:
-        for d in range(D):
-            ve[d] = b[d]
-        for m in range(k):
-            a = X[neighbours[m]]
-            for d in range(D):
-                ve[d] -= beta * u[m] * a[d]
-        for d in range(D):
-            v_d = ve[d] / s
-            e_new = prox(v_d + dual_e[d] / mu2, 1.0 / mu2, False)
-            dual_e[d] += mu2 * (v_d - e_new)
-            gap = max(gap, abs(v_d - e_new), abs(v_d - e[d]))
-            e[d] = e_new
-    if affine:
-        excess = -1.0
-        for m in range(k):
-            excess += u[m]
-        dual_affine[0] += mu2 * excess
-        gap = max(gap, abs(excess))
-    return gap

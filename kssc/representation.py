@@ -1,13 +1,10 @@
 """The k-SSC coefficient step: every point coded over its k neighbours, in memory-bounded chunks."""
 
-import numba
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed
 from threadpoolctl import threadpool_limits
 
-from . import _point_kernels as kernels
-from ._kernels import blocks
 from .admm import ADMM
 
 SOLVERS = ("relaxed", "exact")
@@ -18,9 +15,25 @@ _FISTA_STEP = (1.0, 1.1)
 _LADMPSAP_STEP = (0.5, 10.0, 1.1)
 
 
+def _compiled():
+    """The numba kernels, imported on first use: numba's import costs about 110 MB and half
+    a second, which `import kssc` alone should not pay."""
+    from . import _point_kernels
+    from ._kernels import blocks
+
+    return _point_kernels, blocks
+
+
+def _n_threads():
+    import numba
+
+    return numba.get_num_threads()
+
+
 def _solve_chunk(X, rows, indices, method, weight, ridge, options, max_iter, positive, parallel):
     """(coef, n_iter, converged) of one chunk; `parallel`: over numba's threads, else on
     the calling thread only (inside a joblib worker)."""
+    kernels, blocks = _compiled()
     n, k = indices.shape
     coef = np.zeros((n, k))
     n_iter = np.zeros(n, dtype=np.int64)
@@ -28,7 +41,7 @@ def _solve_chunk(X, rows, indices, method, weight, ridge, options, max_iter, pos
     args = (method, X, rows, indices, weight, ridge, np.asarray(options, dtype=float),
             int(max_iter), bool(positive), coef, n_iter, converged)
     if parallel:
-        kernels.solve_blocks(blocks(n, numba.get_num_threads()), *args)
+        kernels.solve_blocks(blocks(n, _n_threads()), *args)
     else:
         kernels.solve_range(0, n, *args)
     return coef, n_iter, converged
@@ -74,7 +87,7 @@ def _admm_options(solver, lam, l1_ratio, gamma):
 def _admm_each(X, rows, indices, lam_rows, lam, solver, positive, l1_ratio, gamma, parallel):
     mu2, q, gamma = _admm_options(solver, lam, l1_ratio, gamma)
     options = (solver.tol, mu2, q, gamma, float(solver.affine), float(solver.outlier))
-    return _solve_chunk(X, rows, indices, kernels.ADMM_EACH, 1.0 / (lam_rows * l1_ratio),
+    return _solve_chunk(X, rows, indices, _compiled()[0].ADMM_EACH, 1.0 / (lam_rows * l1_ratio),
                         np.zeros(len(rows)), options, solver.max_iter, positive, parallel)
 
 
@@ -82,6 +95,7 @@ def _admm_advance(start, target, state, X, rows, indices, lam_rows, lam, solver,
                   l1_ratio, gamma, parallel):
     """Iterate a chunk from iteration `start` to at least `target`, then on until its
     largest change is <= tol or max_iter. Returns (state, the iteration reached, met)."""
+    kernels, blocks = _compiled()
     n, k = indices.shape
     mu1 = 1.0 / (lam_rows * l1_ratio)
     mu2, q, gamma = _admm_options(solver, lam, l1_ratio, gamma)
@@ -91,7 +105,7 @@ def _admm_advance(start, target, state, X, rows, indices, lam_rows, lam, solver,
                  "dual_affine": np.zeros((n, 1)), "e": np.zeros((n, D)),
                  "dual_e": np.zeros((n, D))}
     inverse, rhs, gaps = np.empty((n, k, k)), np.empty((n, k)), np.empty(n)
-    bounds = blocks(n, numba.get_num_threads())
+    bounds = blocks(n, _n_threads())
     setup = (X, rows, indices, mu1, mu2, q, gamma, solver.affine, solver.outlier, inverse, rhs)
     step = (X, rows, indices, inverse, rhs, mu1, mu2, gamma, solver.affine, solver.outlier,
             bool(positive), state["c"], state["dual"], state["dual_affine"], state["e"],
@@ -203,6 +217,7 @@ def kssc_coefficients(X, indices, lam, *, solver="relaxed", positive=True, lam_m
         else:
             lam_rows = penalty(X, indices, lam, lam_mode, positive=positive,
                                chunk_size=chunk_size)
+            kernels = _compiled()[0]
             if solver == "relaxed":
                 # The elastic net's l2 part joins the smooth part: G + lam (1 - l1_ratio) I.
                 method, options = kernels.FISTA, (tol, *_FISTA_STEP)
