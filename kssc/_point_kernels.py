@@ -12,7 +12,7 @@ threads. `method` and `options` select the solver:
   weight = mu1 per point.
 
 The ADMM "all" rule iterates a chunk's points in lock step: `admm_setup_*` builds every
-point's system once per round, `admm_step_*` does one iteration of every point.
+point's system once per round, `admm_step_range` does one iteration of every point.
 """
 
 import numpy as np
@@ -183,12 +183,3 @@ def admm_step_range(lo, hi, X, rows, indices, inverse, rhs, mu1, mu2, gamma, aff
         gaps[i] = admm_step_point(X, rows[i], indices[i], inverse[i], rhs[i], mu1[i], mu2, gamma,
                                   affine, outlier, positive, c[i], dual[i], dual_affine[i], e[i],
                                   dual_e[i], work_k, work_d)
-
-
-@parallel_jit
-def admm_step_blocks(bounds, X, rows, indices, inverse, rhs, mu1, mu2, gamma, affine, outlier,
-                     positive, c, dual, dual_affine, e, dual_e, gaps):
-    """`admm_step_range` over the blocks [bounds[b], bounds[b + 1]), in parallel."""
-    for b in prange(bounds.size - 1):
-        admm_step_range(bounds[b], bounds[b + 1], X, rows, indices, inverse, rhs, mu1, mu2,
-                        gamma, affine, outlier, positive, c, dual, dual_affine, e, dual_e, gaps)

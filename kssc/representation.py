@@ -115,12 +115,12 @@ def _admm_advance(start, target, state, X, rows, indices, lam_rows, lam, solver,
     else:
         kernels.admm_setup_range(0, n, *setup)
     it, met = start, False
+    # The iterations run on one thread: a parallel region per iteration cost more than the
+    # step itself (the threads spin at its barrier; 26 s against 2.2 s for 20,000 points, k = 20,
+    # on the loaded 2-core machine). Chunks run in parallel with n_jobs.
     while it < solver.max_iter:
         it += 1
-        if parallel:
-            kernels.admm_step_blocks(bounds, *step)
-        else:
-            kernels.admm_step_range(0, n, *step)
+        kernels.admm_step_range(0, n, *step)
         met = gaps.max(initial=0.0) <= solver.tol
         if it >= target and met:
             break
