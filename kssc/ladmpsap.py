@@ -1,10 +1,10 @@
-"""Batched LADMPSAP (linearised ADMM) for the exact k-SSC problem of many points at once.
+"""LADMPSAP (linearised ADMM) for the exact k-SSC problem, one compiled kernel per point.
 
 Each problem i is  min_z lam * ||z||_1 + 1/2 * ||e||^2  s.t.  x_i = A_i^T z + e,
 with multiplier y. The noise e and multiplier y stay in the span of the rows of
 B_i = [A_i; x_i], so they are carried as coefficient vectors over B_i and every product
-goes through the (k+1) x (k+1) Gram matrix H_i = B_i B_i^T: O(k^2) per iteration instead
-of O(k D).
+goes through the (k+1) x (k+1) Gram matrix H_i = B_i B_i^T. The products H [z; -1], H e and
+H y are kept up to date from the (sparse) new z, so an iteration costs O(k nnz(z)).
 
 Constants follow the paper's column-parallel code (`par_helper_exact`, docs/protocol.md 1.4):
 mu_0 = 0.5, mu_max = 10, growth 1.1, rho = 1.2 ||A_i||_2^2, stopping tests normalised by
@@ -14,58 +14,89 @@ z and the e change, as the paper writes it.
 """
 
 import numpy as np
+from numba import prange
 
-from ._batch import ProblemBatch
-from .prox import nonneg_soft_threshold, soft_threshold
+from ._kernels import jit, parallel_jit, prox, sparse_matvec
 
 
-def _quad_norm(H, w):
-    """||B^T w|| for every problem, from the Gram matrix H = B B^T."""
-    return np.sqrt(np.maximum(np.einsum("ni,nij,nj->n", w, H, w), 0.0))
+@jit
+def ladmpsap_point(H, lam, positive, tol_primal, tol_change, max_iter, mu0, mu_max, growth, z,
+                   work):
+    """Solve one problem into `z` (k,) from H (k+1, k+1) = [[G, b], [b^T, c]]; `work` is
+    (6, k+1) scratch. Returns (n_iter, converged)."""
+    k = z.size
+    K = k + 1
+    spectral_sq = max(np.linalg.eigvalsh(H[:k, :k])[k - 1], np.finfo(np.float64).tiny)
+    rho = 1.2 * spectral_sq
+    norm = np.sqrt(spectral_sq)
+    zt, Hzt, e, He, y, Hy = work[0], work[1], work[2], work[3], work[4], work[5]
+    z[:] = 0.0
+    zt[:] = 0.0
+    zt[k] = -1.0
+    for m in range(K):
+        Hzt[m] = -H[k, m]
+    e[:] = 0.0
+    He[:] = 0.0
+    y[:] = 0.0
+    Hy[:] = 0.0
+    mu = mu0
+    for it in range(1, max_iter + 1):
+        dz_sq = 0.0
+        for m in range(k):
+            grad = Hzt[m] + He[m] + Hy[m] / mu
+            z_new = prox(z[m] - mu / rho * grad, lam / rho, positive)
+            dz_sq += (z_new - z[m]) ** 2
+            z[m] = z_new
+            zt[m] = z_new
+        sparse_matvec(H, zt, Hzt)
+        de_sq = 0.0
+        primal_sq = 0.0
+        shrink = 1.0 / (1.0 / mu + 1.0)
+        for m in range(K):
+            e_new = (-zt[m] - y[m] / mu) * shrink
+            He_new = (-Hzt[m] - Hy[m] / mu) * shrink
+            de_sq += (e_new - e[m]) * (He_new - He[m])
+            e[m] = e_new
+            He[m] = He_new
+        for m in range(K):
+            primal_sq += (zt[m] + e[m]) * (Hzt[m] + He[m])
+        change = mu * max(np.sqrt(rho * dz_sq), np.sqrt(max(de_sq, 0.0))) / norm
+        primal = np.sqrt(max(primal_sq, 0.0)) / norm
+        for m in range(K):
+            y[m] += mu * (zt[m] + e[m])
+            Hy[m] += mu * (Hzt[m] + He[m])
+        mu = min(mu_max, (growth if change < tol_change else 1.0) * mu)
+        if primal < tol_primal and change < tol_change:
+            return it, True
+    return max_iter, False
+
+
+@parallel_jit
+def _solve_all(gram, corr, sq_norms, lam, positive, tol_primal, tol_change, max_iter, mu0,
+               mu_max, growth):
+    n, k = corr.shape
+    coef = np.zeros((n, k))
+    n_iter = np.zeros(n, dtype=np.int64)
+    converged = np.zeros(n, dtype=np.bool_)
+    for i in prange(n):
+        H = np.empty((k + 1, k + 1))
+        H[:k, :k] = gram[i]
+        H[:k, k] = corr[i]
+        H[k, :k] = corr[i]
+        H[k, k] = sq_norms[i]
+        n_iter[i], converged[i] = ladmpsap_point(H, lam[i], positive, tol_primal, tol_change,
+                                                 max_iter, mu0, mu_max, growth, coef[i],
+                                                 np.empty((6, k + 1)))
+    return coef, n_iter, converged
 
 
 def solve_exact_ladmpsap(gram, corr, sq_norms, lam, *, positive=False, tol_primal=1e-3,
                          tol_change=1e-4, max_iter=200, mu0=0.5, mu_max=10.0, growth=1.1):
     """Solve all problems; return (coef (n, k), n_iter (n,), converged (n,) bool)."""
-    n, k = corr.shape
-    prox = nonneg_soft_threshold if positive else soft_threshold
-    lam = np.broadcast_to(np.asarray(lam, dtype=float), (n,)).copy()
-    H = np.empty((n, k + 1, k + 1))
-    H[:, :k, :k] = gram
-    H[:, :k, k] = corr
-    H[:, k, :k] = corr
-    H[:, k, k] = sq_norms
-    spectral_sq = np.maximum(np.linalg.eigvalsh(gram)[:, -1], np.finfo(float).tiny)
-    rho = 1.2 * spectral_sq
-    norm = np.sqrt(spectral_sq)
-
-    batch = ProblemBatch(n, k, max_iter)
-    z = np.zeros((n, k))
-    e = np.zeros((n, k + 1))
-    y = np.zeros((n, k + 1))
-    mu = np.full(n, float(mu0))
-
-    for it in range(1, max_iter + 1):
-        w = np.concatenate([z, np.broadcast_to(-1.0, (len(z), 1))], axis=1) + e + y / mu[:, None]
-        grad = np.einsum("nij,nj->ni", H[:, :k, :], w)
-        z_new = prox(z - (mu / rho)[:, None] * grad, (lam / rho)[:, None])
-        e_new = (-np.concatenate([z_new, np.broadcast_to(-1.0, (len(z), 1))], axis=1)
-                 - y / mu[:, None]) / (1.0 / mu + 1.0)[:, None]
-        dz = np.linalg.norm(z_new - z, axis=1)
-        de = _quad_norm(H, e_new - e)
-        change = mu * np.maximum(np.sqrt(rho) * dz, de) / norm
-        primal_w = np.concatenate([z_new, np.broadcast_to(-1.0, (len(z), 1))], axis=1) + e_new
-        primal = _quad_norm(H, primal_w) / norm
-        z, e = z_new, e_new
-        y = y + mu[:, None] * primal_w
-        mu = np.minimum(mu_max, np.where(change < tol_change, growth, 1.0) * mu)
-
-        done = (primal < tol_primal) & (change < tol_change)
-        if done.any():
-            batch.finish(done, z, it)
-            keep = ~done
-            if batch.drop(keep):
-                break
-            H, z, e, y, mu = H[keep], z[keep], e[keep], y[keep], mu[keep]
-            rho, norm, lam = rho[keep], norm[keep], lam[keep]
-    return batch.result(z)
+    n = len(corr)
+    lam = np.ascontiguousarray(np.broadcast_to(np.asarray(lam, dtype=float), (n,)))
+    return _solve_all(np.ascontiguousarray(gram, dtype=float),
+                      np.ascontiguousarray(corr, dtype=float),
+                      np.ascontiguousarray(sq_norms, dtype=float), lam, bool(positive),
+                      float(tol_primal), float(tol_change), int(max_iter), float(mu0),
+                      float(mu_max), float(growth))

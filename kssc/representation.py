@@ -3,33 +3,48 @@
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed
+from threadpoolctl import threadpool_limits
 
-from .admm import ADMM, LassoADMM, OutlierADMM, advance_all, solve_each
-from .fista import solve_lasso_fista
-from .ladmpsap import solve_exact_ladmpsap
+from .admm import ADMM
 
 SOLVERS = ("relaxed", "exact")
 LAM_MODES = ("absolute", "relative", "global")
 _CHUNK_BYTES = 64 * 2**20
+# FISTA's rho_0 and growth, LADMPSAP's mu_0, mu_max and growth (the paper's constants).
+_FISTA_STEP = (1.0, 1.1)
+_LADMPSAP_STEP = (0.5, 10.0, 1.1)
 
 
-def _gather(X, rows, indices):
-    # X may be float32 (a memory map): the gathered chunk is cast, never all of X.
-    A = np.asarray(X[indices], dtype=float)
-    x = np.asarray(X[rows], dtype=float)
-    return A, x, np.matmul(A, A.transpose(0, 2, 1)), np.einsum("nkd,nd->nk", A, x)
+def _compiled():
+    """The numba kernels, imported on first use: numba's import costs about 110 MB and half
+    a second, which `import kssc` alone should not pay."""
+    from . import _point_kernels
+    from ._kernels import blocks
+
+    return _point_kernels, blocks
 
 
-def _solve_chunk(X, rows, indices, lam, solver, positive, l1_ratio, tol, max_iter):
-    _, x, gram, corr = _gather(X, rows, indices)
-    sq_norms = np.einsum("nd,nd->n", x, x)
-    if solver == "relaxed":
-        # The elastic net's l2 part joins the smooth part: G + lam (1 - l1_ratio) I.
-        if l1_ratio < 1.0:
-            gram = gram + (lam * (1.0 - l1_ratio))[:, None, None] * np.eye(gram.shape[1])
-        return solve_lasso_fista(gram, corr, sq_norms, lam * l1_ratio, positive=positive,
-                                 tol=tol, max_iter=max_iter)
-    return solve_exact_ladmpsap(gram, corr, sq_norms, lam, positive=positive, max_iter=max_iter)
+def _n_threads():
+    import numba
+
+    return numba.get_num_threads()
+
+
+def _solve_chunk(X, rows, indices, method, weight, ridge, options, max_iter, positive, parallel):
+    """(coef, n_iter, converged) of one chunk; `parallel`: over numba's threads, else on
+    the calling thread only (inside a joblib worker)."""
+    kernels, blocks = _compiled()
+    n, k = indices.shape
+    coef = np.zeros((n, k))
+    n_iter = np.zeros(n, dtype=np.int64)
+    converged = np.zeros(n, dtype=bool)
+    args = (method, X, rows, indices, weight, ridge, np.asarray(options, dtype=float),
+            int(max_iter), bool(positive), coef, n_iter, converged)
+    if parallel:
+        kernels.solve_blocks(blocks(n, _n_threads()), *args)
+    else:
+        kernels.solve_range(0, n, *args)
+    return coef, n_iter, converged
 
 
 def _chunk_scale(X, rows, indices, positive, outlier_gamma):
@@ -65,25 +80,52 @@ def outlier_gamma(X, lam):
     return 1.0 / (lam * max(np.abs(X).sum(axis=1).max(), np.finfo(float).tiny))
 
 
-def _admm_problem(X, rows, indices, lam_rows, lam, solver, positive, l1_ratio, gamma, state):
-    A, x, gram, corr = _gather(X, rows, indices)
-    mu1, mu2, q = 1.0 / (lam_rows * l1_ratio), 1.0 / lam, (1.0 - l1_ratio) / l1_ratio
-    if solver.outlier:
-        return OutlierADMM(A, x, gram, corr, mu1, mu2, gamma, q, positive=positive, state=state)
-    return LassoADMM(gram, corr, mu1, mu2, q, affine=solver.affine, positive=positive,
-                     state=state)
+def _admm_options(solver, lam, l1_ratio, gamma):
+    """(mu2, q, gamma) of Elhamifar and Vidal's scaling (`kssc.admm`)."""
+    return 1.0 / lam, (1.0 - l1_ratio) / l1_ratio, (gamma if solver.outlier else 1.0)
 
 
-def _admm_each(*args):
-    solver = args[5]
-    return solve_each(_admm_problem(*args, None), solver.tol, solver.max_iter)
+def _admm_each(X, rows, indices, lam_rows, lam, solver, positive, l1_ratio, gamma, parallel):
+    mu2, q, gamma = _admm_options(solver, lam, l1_ratio, gamma)
+    options = (solver.tol, mu2, q, gamma, float(solver.affine), float(solver.outlier))
+    return _solve_chunk(X, rows, indices, _compiled()[0].ADMM_EACH, 1.0 / (lam_rows * l1_ratio),
+                        np.zeros(len(rows)), options, solver.max_iter, positive, parallel)
 
 
-def _admm_advance(start, target, state, *args):
-    solver = args[5]
-    problem = _admm_problem(*args, state)
-    reached, met = advance_all(problem, start, target, solver.tol, solver.max_iter)
-    return problem.state, reached, met
+def _admm_advance(start, target, state, X, rows, indices, lam_rows, lam, solver, positive,
+                  l1_ratio, gamma, parallel):
+    """Iterate a chunk from iteration `start` to at least `target`, then on until its
+    largest change is <= tol or max_iter. Returns (state, the iteration reached, met)."""
+    kernels, blocks = _compiled()
+    n, k = indices.shape
+    mu1 = 1.0 / (lam_rows * l1_ratio)
+    mu2, q, gamma = _admm_options(solver, lam, l1_ratio, gamma)
+    D = X.shape[1] if solver.outlier else 0
+    if state is None:
+        state = {"c": np.zeros((n, k)), "dual": np.zeros((n, k)),
+                 "dual_affine": np.zeros((n, 1)), "e": np.zeros((n, D)),
+                 "dual_e": np.zeros((n, D))}
+    inverse, rhs, gaps = np.empty((n, k, k)), np.empty((n, k)), np.empty(n)
+    bounds = blocks(n, _n_threads())
+    setup = (X, rows, indices, mu1, mu2, q, gamma, solver.affine, solver.outlier, inverse, rhs)
+    step = (X, rows, indices, inverse, rhs, mu1, mu2, gamma, solver.affine, solver.outlier,
+            bool(positive), state["c"], state["dual"], state["dual_affine"], state["e"],
+            state["dual_e"], gaps)
+    if parallel:
+        kernels.admm_setup_blocks(bounds, *setup)
+    else:
+        kernels.admm_setup_range(0, n, *setup)
+    it, met = start, False
+    # The iterations run on one thread: a parallel region per iteration cost more than the
+    # step itself (the threads spin at its barrier; 26 s against 2.2 s for 20,000 points, k = 20,
+    # on the loaded 2-core machine). Chunks run in parallel with n_jobs.
+    while it < solver.max_iter:
+        it += 1
+        kernels.admm_step_range(0, n, *step)
+        met = gaps.max(initial=0.0) <= solver.tol
+        if it >= target and met:
+            break
+    return state, it, met
 
 
 def _run(tasks, n_jobs, progress=None):
@@ -102,9 +144,12 @@ def _run(tasks, n_jobs, progress=None):
 
 def _admm_coefficients(X, indices, lam, lam_rows, solver, positive, l1_ratio, gamma, spans,
                        n_jobs, progress=None):
+    parallel = n_jobs is None or n_jobs == 1
+
     def args(span):
         rows = np.arange(*span)
-        return (X, rows, indices[rows], lam_rows[rows], lam, solver, positive, l1_ratio, gamma)
+        return (X, rows, indices[rows], lam_rows[rows], lam, solver, positive, l1_ratio, gamma,
+                parallel)
 
     if solver.stopping == "each":
         return _run([delayed(_admm_each)(*args(span)) for span in spans], n_jobs, progress)
@@ -145,26 +190,46 @@ def kssc_coefficients(X, indices, lam, *, solver="relaxed", positive=True, lam_m
     (`penalty`). `solver` is "relaxed", "exact" or an `ADMM` (its own model, tol and
     max_iter; `tol` and `max_iter` here are ignored for it).
 
-    Returns (coef (n, k), n_iter (n,), converged (n,)). The work is split into chunks of
-    `chunk_size` points (default: about 64 MiB of gathered neighbours each), solved in turn
-    or in parallel with joblib when `n_jobs` is set (any joblib backend, e.g. dask).
-    `progress(done, total)`, if given, is called with the number of chunks solved so far.
+    Returns (coef (n, k), n_iter (n,), converged (n,)). Every point is solved by a compiled
+    kernel (`kssc._point_kernels`) that forms its k x k Gram matrix from `X` and iterates on
+    k-vectors. The points are split into chunks of `chunk_size` points (default: about 64 MiB
+    of per-chunk arrays, sized as k x max(D, k) doubles per point), solved in turn with
+    numba's threads spreading each chunk's points over the cores (`numba.set_num_threads`
+    or NUMBA_NUM_THREADS bound them), or with `n_jobs` set, one chunk per joblib task (any
+    joblib backend, e.g. dask) on one thread each, so joblib's workers are the only
+    parallelism. `progress(done, total)`, if given, is called with the number of chunks
+    solved so far.
     """
     n, k = indices.shape
+    X = np.ascontiguousarray(X)
+    indices = np.ascontiguousarray(indices, dtype=np.int64)
     if chunk_size is None:
         chunk_size = int(max(1, min(n, _CHUNK_BYTES // (8 * k * max(X.shape[1], k)))))
     spans = [(s, min(s + chunk_size, n)) for s in range(0, n, chunk_size)]
-    if isinstance(solver, ADMM):
-        gamma = outlier_gamma(X, lam) if solver.outlier else None
-        lam_rows = penalty(X, indices, lam, lam_mode, positive=positive, outlier_gamma=gamma,
-                           chunk_size=chunk_size)
-        parts = _admm_coefficients(X, indices, lam, lam_rows, solver, positive, l1_ratio, gamma,
-                                   spans, n_jobs, progress)
-    else:
-        lam_rows = penalty(X, indices, lam, lam_mode, positive=positive, chunk_size=chunk_size)
-        parts = _run([delayed(_solve_chunk)(X, np.arange(a, b), indices[a:b], lam_rows[a:b],
-                                            solver, positive, l1_ratio, tol, max_iter)
-                      for a, b in spans], n_jobs, progress)
+    parallel = n_jobs is None or n_jobs == 1
+    # LAPACK runs inside the kernels (eigvalsh, inv) on tiny matrices: one BLAS thread each.
+    with threadpool_limits(limits=1, user_api="blas"):
+        if isinstance(solver, ADMM):
+            gamma = outlier_gamma(X, lam) if solver.outlier else None
+            lam_rows = penalty(X, indices, lam, lam_mode, positive=positive, outlier_gamma=gamma,
+                               chunk_size=chunk_size)
+            parts = _admm_coefficients(X, indices, lam, lam_rows, solver, positive, l1_ratio,
+                                       gamma, spans, n_jobs, progress)
+        else:
+            lam_rows = penalty(X, indices, lam, lam_mode, positive=positive,
+                               chunk_size=chunk_size)
+            kernels = _compiled()[0]
+            if solver == "relaxed":
+                # The elastic net's l2 part joins the smooth part: G + lam (1 - l1_ratio) I.
+                method, options = kernels.FISTA, (tol, *_FISTA_STEP)
+                weight, ridge = lam_rows * l1_ratio, lam_rows * (1.0 - l1_ratio)
+            else:
+                method, options = kernels.LADMPSAP, (1e-3, 1e-4, *_LADMPSAP_STEP)
+                weight, ridge = lam_rows, np.zeros(n)
+            parts = _run([delayed(_solve_chunk)(X, np.arange(a, b), indices[a:b], method,
+                                                weight[a:b], ridge[a:b], options, max_iter,
+                                                positive, parallel)
+                          for a, b in spans], n_jobs, progress)
     coef = np.concatenate([p[0] for p in parts])
     n_iter = np.concatenate([p[1] for p in parts])
     converged = np.concatenate([p[2] for p in parts])
