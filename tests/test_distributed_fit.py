@@ -80,7 +80,7 @@ def test_bad_input_gets_a_clear_error(client):
     with pytest.raises(ValueError, match="chunked along its columns"):
         kd.fit(da.from_array(X, chunks=(100, 6)), 3, client=client)
     X[123, 4] = np.nan
-    with pytest.raises(ValueError, match=r"NaN or infinity in 1 row\(s\), first at row\(s\) \[123\]"):
+    with pytest.raises(ValueError, match=r"NaN or infinity in 1 row.*first at row.*\[123\]"):
         kd.fit(da.from_array(X, chunks=(100, -1)), 3, client=client)
     with pytest.raises(ValueError, match="only"):
         kd.fit(da.from_array(X, chunks=(100, -1)), 3, metric="abs_cosine",

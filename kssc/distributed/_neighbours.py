@@ -139,13 +139,15 @@ def search_partition(index_bytes, k1, *pieces):
     queries = np.concatenate([p[3] for p in pieces])
     found = np.full((q_ids.size, k1), -1, dtype=np.int64)
     if not (db_ids.size and q_ids.size):
-        return q_ids, found, np.full(found.shape, -np.inf, np.float32), np.full(found.shape, -np.inf)
+        none = np.full(found.shape, -np.inf)
+        return q_ids, found, none.astype(np.float32), none
     faiss_index.nprobe = min(faiss_index.nlist, _N_PROBE)
     faiss_index.add_with_ids(np.ascontiguousarray(db, dtype=np.float32), db_ids)
     scores, found = faiss_index.search(np.ascontiguousarray(queries, dtype=np.float32), k1)
     valid = found >= 0
     order = np.argsort(db_ids)
-    rows = np.where(valid, order[np.searchsorted(db_ids, found, sorter=order).clip(0, db_ids.size - 1)], 0)
+    at = np.searchsorted(db_ids, found, sorter=order).clip(0, db_ids.size - 1)
+    rows = np.where(valid, order[at], 0)
     sims = rescore(queries, db, rows)
     scores[~valid] = -np.inf
     sims[~valid] = -np.inf

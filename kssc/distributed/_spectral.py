@@ -144,7 +144,6 @@ def ncut_embedding(client, W, degrees, n_clusters, rng):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         values, vectors = lobpcg(operator, start, largest=True, tol=_TOL, maxiter=_MAX_ITER)
-    del P
     vectors = vectors[:, np.argsort(values)[::-1]] / np.sqrt(degrees)[:, None]
     vectors *= np.sqrt(n) / np.linalg.norm(vectors, axis=0)
     return vectors * np.where(vectors[0] > 0, -1.0, 1.0)
