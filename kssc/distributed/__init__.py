@@ -11,4 +11,4 @@ run on the workers, discretisation on row blocks). docs/scaling.md has the measu
 from ._blocks import read_npy
 from ._fit import DistributedKSSC, fit
 
-__all__ = ["DistributedKSSC", "fit", "read_npy"]
+__all__ = ["fit", "read_npy"]
