@@ -1,6 +1,7 @@
 """Time, worker memory and shuffle volume of `kssc.distributed.fit` per stage, on LocalClusters.
 
-The data are those of experiments/scale.py (10 subspaces of dimensions 5-10 in D = 64,
+Approximate (IVF) neighbours at every N, so that one cost model covers all rows. The data
+are those of experiments/scale.py (10 subspaces of dimensions 5-10 in D = 64,
 noise 0.01), written to a .npy that the workers read by row blocks (`read_npy`: the client
 never holds X). Every (N, workers) runs on a fresh LocalCluster (processes, 1 thread per
 worker); a thread samples every worker's RSS each 0.25 s, and each stage's peak is the
@@ -71,7 +72,8 @@ def run_one(path, y, n, workers, seed):
         X = kd.read_npy(path, rows_per_block=-(-n // blocks))
         load = os.getloadavg()[0]
         start = time.perf_counter()
-        model = kd.fit(X, 10, random_state=seed, client=client)
+        model = kd.fit(X, 10, neighbor_algorithm="approximate", random_state=seed,
+                       client=client)
         labels = model.labels_.compute()
     t = model.timings_
     edges = np.cumsum([start, t["neighbours"], t["coefficients"], t["spectral"]])

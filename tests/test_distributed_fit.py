@@ -13,6 +13,7 @@ distributed = pytest.importorskip(
     "distributed", reason="needs the optional extra: pip install 'kssc[distributed]'")
 
 import dask.array as da  # noqa: E402
+from distributed.diagnostics.plugin import SchedulerPlugin  # noqa: E402
 
 from kssc import KSSC, clustering_error, nearest_neighbours  # noqa: E402
 from kssc import distributed as kd  # noqa: E402
@@ -22,9 +23,9 @@ from kssc.representation import coefficients_to_sparse  # noqa: E402
 PARAMS = {"n_neighbors": 8, "random_state": 0}
 
 
-def _data(n=360, seed=0):
-    return make_union_of_subspaces(n, ambient_dim=12, n_subspaces=3, subspace_dims=[2, 3, 3],
-                                   noise=0.01, random_state=seed)
+def _data(n=360, seed=0, ambient_dim=12):
+    return make_union_of_subspaces(n, ambient_dim=ambient_dim, n_subspaces=3,
+                                   subspace_dims=[2, 3, 3], noise=0.01, random_state=seed)
 
 
 def _cluster(**kwargs):
@@ -87,13 +88,14 @@ def test_bad_input_gets_a_clear_error(client):
                neighbor_algorithm="approximate", client=client)
 
 
-class _LargestInput:
+class _LargestInput(SchedulerPlugin):
     """Scheduler plugin: the largest total size of the inputs of any task that ran."""
 
     name = "largest-input"
 
     def __init__(self):
         self.largest = 0
+        self.scheduler = None
 
     def transition(self, key, start, finish, *args, **kwargs):
         if finish == "memory" and self.scheduler is not None:
@@ -109,11 +111,12 @@ class _LargestInput:
 def test_workers_with_less_memory_than_x_fit_it(tmp_path):
     """memory_limit below X's size caps what each worker keeps in memory (more is spilled
     to disk); the process limits (pause, terminate) are off because an idle worker process
-    (numpy, scipy, faiss) alone exceeds a limit this small. No task receives X: the largest
-    input of any task stays below half of X."""
+    (numpy, scipy, faiss) alone exceeds a limit this small. No task receives X: the inputs
+    of every task (rows, candidate lists, vectors) weigh less than half of X (a block of
+    n_b points gathers at most n_b * k neighbour rows: 24 blocks here)."""
     import dask
 
-    X, y = _data(n=6000)
+    X, y = _data(n=6000, ambient_dim=64)
     path = tmp_path / "X.npy"
     np.save(path, X)
     memory = {"distributed.worker.memory.target": 0.5, "distributed.worker.memory.spill": 0.6,
@@ -124,7 +127,7 @@ def test_workers_with_less_memory_than_x_fit_it(tmp_path):
           distributed.Client(cluster) as client):
         plugin = _LargestInput()
         client.register_plugin(plugin)
-        model = kd.fit(kd.read_npy(path, rows_per_block=500), 3, neighbor_algorithm="approximate",
+        model = kd.fit(kd.read_npy(path, rows_per_block=250), 3, neighbor_algorithm="approximate",
                        client=client, **PARAMS)
         largest = client.run_on_scheduler(
             lambda dask_scheduler: dask_scheduler.plugins["largest-input"].largest)

@@ -9,6 +9,6 @@ run on the workers, discretisation on row blocks). docs/scaling.md has the measu
 """
 
 from ._blocks import read_npy
-from ._fit import DistributedKSSC, fit
+from ._fit import fit
 
 __all__ = ["fit", "read_npy"]

@@ -7,9 +7,10 @@ task per query block keeps the k best by the float32 score and sorts them by the
 Approximate: the IVF coarse quantiser is trained on the client on the same sample
 `kssc._ann` draws, then shipped to the workers (serialised, a few MB). Every row block
 routes each point to the partition owning its inverted list (the database shuffle) and to
-every partition owning one of the lists it probes (the query shuffle); each partition adds
-its points to a copy of the index and searches the queries routed to it, and the per-point
-results are merged as a single index would have returned them.
+every partition owning one of the lists it probes (the query shuffle). One task per
+(partition, query block) adds the partition's points to a copy of the index and searches
+that block's queries in it; the per-point results are merged as a single index would have
+returned them.
 """
 
 import numpy as np
@@ -117,7 +118,8 @@ def home_lists(block, index_bytes):
 
 
 def route(block, start, index_bytes, owner_of_list, n_parts):
-    """Split a block into, per partition, (database ids, rows, query ids, rows)."""
+    """Split a block by partition: per partition (database ids, rows, home lists) and
+    (query ids, rows, probed lists) of the rows whose home or probed lists it owns."""
     index = _load(index_bytes)
     n_probe = min(index.nlist, _N_PROBE)
     _, probes = index.quantizer.search(np.ascontiguousarray(block, dtype=np.float32), n_probe)
@@ -125,50 +127,48 @@ def route(block, start, index_bytes, owner_of_list, n_parts):
     home = owner_of_list[probes[:, 0]]
     probed = np.zeros((block.shape[0], n_parts), dtype=bool)
     probed[np.arange(block.shape[0])[:, None], owner_of_list[probes]] = True
-    return [(ids[home == p], block[home == p], ids[probed[:, p]], block[probed[:, p]])
+    return [((ids[home == p], block[home == p], probes[home == p, 0]),
+             (ids[probed[:, p]], block[probed[:, p]], probes[probed[:, p]]))
             for p in range(n_parts)]
 
 
-def search_partition(index_bytes, k1, *pieces):
-    """Each routed query's k1 best rows among this partition's lists: (query ids, ids, scores,
-    similarities); ids -1 (score -inf) where the lists hold fewer."""
-    faiss_index = _load(index_bytes)
-    db_ids = np.concatenate([p[0] for p in pieces])
-    db = np.concatenate([p[1] for p in pieces])
-    q_ids = np.concatenate([p[2] for p in pieces])
-    queries = np.concatenate([p[3] for p in pieces])
+def database_part(*pieces):
+    """A partition's database: the (ids, rows, home lists) routed to it, concatenated."""
+    return tuple(np.concatenate([piece[i] for piece in pieces]) for i in range(3))
+
+
+def piece_bytes(pieces):
+    """Bytes of a routed block's pieces (ids, rows, lists), what the shuffle moves."""
+    return sum(a.nbytes for piece in pieces for half in piece for a in half)
+
+
+def search_partition(index_bytes, k1, database, queries):
+    """Each query's k1 best rows among one partition's lists: (query ids, ids, scores,
+    similarities); ids -1 (score -inf) where the lists hold fewer.
+
+    The rows go to the lists `route` assigned and the queries scan the lists it found,
+    so this equals the part of a single index's search that those lists hold.
+    """
+    from faiss.contrib.ivf_tools import add_preassigned, search_preassigned
+
+    db_ids, db, homes = database
+    q_ids, rows, probes = queries
     found = np.full((q_ids.size, k1), -1, dtype=np.int64)
     if not (db_ids.size and q_ids.size):
         none = np.full(found.shape, -np.inf)
         return q_ids, found, none.astype(np.float32), none
-    faiss_index.nprobe = min(faiss_index.nlist, _N_PROBE)
-    faiss_index.add_with_ids(np.ascontiguousarray(db, dtype=np.float32), db_ids)
-    scores, found = faiss_index.search(np.ascontiguousarray(queries, dtype=np.float32), k1)
+    index = _load(index_bytes)
+    index.nprobe = probes.shape[1]
+    add_preassigned(index, np.ascontiguousarray(db, dtype=np.float32), homes, ids=db_ids)
+    scores, found = search_preassigned(index, np.ascontiguousarray(rows, dtype=np.float32), k1,
+                                       probes)
     valid = found >= 0
     order = np.argsort(db_ids)
     at = np.searchsorted(db_ids, found, sorter=order).clip(0, db_ids.size - 1)
-    rows = np.where(valid, order[at], 0)
-    sims = rescore(queries, db, rows)
+    sims = rescore(rows, db, np.where(valid, order[at], 0))
     scores[~valid] = -np.inf
     sims[~valid] = -np.inf
     return q_ids, found, scores, sims
-
-
-def piece_bytes(pieces):
-    """Bytes of a routed block's pieces (ids and rows), what the shuffles move."""
-    return sum(a.nbytes for piece in pieces for a in piece)
-
-
-def split_results(result, bounds):
-    """A partition's results cut by the row block of each query."""
-    q_ids = result[0]
-    cuts = np.searchsorted(q_ids, bounds) if q_ids.size < 2 or (np.diff(q_ids) >= 0).all() \
-        else None
-    if cuts is None:
-        order = np.argsort(q_ids, kind="stable")
-        result = tuple(r[order] for r in result)
-        cuts = np.searchsorted(result[0], bounds)
-    return [tuple(r[a:b] for r in result) for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
 
 
 def merge_partitions(start, stop, k, *results):
@@ -227,14 +227,17 @@ def approximate_neighbours(client, U, k, rng):
     routed = [client.submit(route, f, start, index_bytes, owner, n_parts)
               for f, (start, _) in zip(U.futures, U.spans(), strict=True)]
     shuffled = sum(client.gather([client.submit(piece_bytes, r) for r in routed]))
-    pieces = [[part(client, r, p) for r in routed] for p in range(n_parts)]
-    results = [client.submit(search_partition, index_bytes, k + 1, *pieces[p])
-               for p in range(n_parts)]
-    cut = [client.submit(split_results, r, U.bounds) for r in results]
+    pieces = [[part(client, r, p) for p in range(n_parts)] for r in routed]
+    databases = [client.submit(database_part,
+                               *[part(client, pieces[b][p], 0) for b in range(len(routed))])
+                 for p in range(n_parts)]
     indices, sims, short = [], [], []
     for b, (start, stop) in enumerate(U.spans()):
-        merged = client.submit(merge_partitions, start, stop, k,
-                               *[part(client, c, b) for c in cut])
+        # One task per (partition, query block): it holds one partition's rows and one
+        # block's queries, never every query that probes the partition.
+        results = [client.submit(search_partition, index_bytes, k + 1, databases[p],
+                                 part(client, pieces[b][p], 1)) for p in range(n_parts)]
+        merged = client.submit(merge_partitions, start, stop, k, *results)
         indices.append(part(client, merged, 0))
         sims.append(part(client, merged, 1))
         short.append(part(client, merged, 2))
