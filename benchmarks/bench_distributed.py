@@ -12,6 +12,7 @@ per stage, is fitted by least squares and its predictions printed (docs/scaling.
 """
 
 import argparse
+import contextlib
 import os
 import tempfile
 import threading
@@ -39,10 +40,8 @@ class WorkerMemory:
 
     def _run(self):
         while not self._stop.is_set():
-            try:
+            with contextlib.suppress(Exception):  # a worker restarting: skip this sample
                 self.samples.append((time.perf_counter(), max(self.client.run(_rss).values())))
-            except Exception:  # a worker restarting: skip this sample
-                pass
             self._stop.wait(self.interval)
 
     def __enter__(self):

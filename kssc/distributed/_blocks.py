@@ -128,6 +128,10 @@ def read_npy(path, rows_per_block=None):
     X : dask.array.Array of shape (n_samples, n_features)
         Lazy: no block is read until a task needs it; the client never holds the data.
 
+    See Also
+    --------
+    fit : Clusters such an array on the cluster.
+
     Examples
     --------
     >>> import numpy as np, tempfile, os

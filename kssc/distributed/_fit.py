@@ -106,7 +106,7 @@ def _rows_flagged(checked):
 def fit(X, n_clusters, *, n_neighbors=20, lam=0.1, lam_mode="absolute", solver="relaxed",
         positive=True, metric="euclidean", neighbor_algorithm="auto", tol=1e-6, max_iter=200,
         random_state=None, client=None):
-    """k-SSC on a dask cluster: X stays partitioned by rows on the workers at every step.
+    """Cluster a row-partitioned dask array with k-SSC; X stays on the workers at every step.
 
     The same model as `kssc.KSSC` with ``assign_labels="discretize"`` (unit-norm points,
     FISTA or LADMPSAP codes over k neighbours, N-Cut with Yu and Shi's discretisation);
