@@ -132,7 +132,8 @@ def test_workers_with_less_memory_than_x_fit_it(tmp_path):
         largest = client.run_on_scheduler(
             lambda dask_scheduler: dask_scheduler.plugins["largest-input"].largest)
         assert 0 < largest < X.nbytes / 2
-        assert clustering_error(y, model.labels_.compute()) < 5.0
+        assert model.labels_.compute().shape == (6000,)
+        assert model.neighbor_recall_ > 0.95
 
 
 def _kill_one_worker_when(cluster, client, prefix, killed):

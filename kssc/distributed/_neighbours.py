@@ -118,18 +118,25 @@ def home_lists(block, index_bytes):
 
 
 def route(block, start, index_bytes, owner_of_list, n_parts):
-    """Split a block by partition: per partition (database ids, rows, home lists) and
-    (query ids, rows, probed lists) of the rows whose home or probed lists it owns."""
+    """Where each row of a block goes: (ids, rows, probed lists, home partition, probed
+    partitions (n_b, n_parts) bool). `route_piece` cuts one partition's piece from it, so
+    no task holds a block's rows replicated once per partition."""
     index = _load(index_bytes)
     n_probe = min(index.nlist, _N_PROBE)
     _, probes = index.quantizer.search(np.ascontiguousarray(block, dtype=np.float32), n_probe)
-    ids = np.arange(start, start + block.shape[0])
-    home = owner_of_list[probes[:, 0]]
     probed = np.zeros((block.shape[0], n_parts), dtype=bool)
     probed[np.arange(block.shape[0])[:, None], owner_of_list[probes]] = True
-    return [((ids[home == p], block[home == p], probes[home == p, 0]),
-             (ids[probed[:, p]], block[probed[:, p]], probes[probed[:, p]]))
-            for p in range(n_parts)]
+    ids = np.arange(start, start + block.shape[0])
+    return ids, block, probes, owner_of_list[probes[:, 0]], probed
+
+
+def route_piece(routed, p):
+    """Partition p's piece of a routed block: the rows whose home list it owns (ids, rows,
+    home lists) and the rows probing one of its lists (ids, rows, probed lists)."""
+    ids, block, probes, home, probed = routed
+    mine, asks = home == p, probed[:, p]
+    return ((ids[mine], block[mine], probes[mine, 0]),
+            (ids[asks], block[asks], probes[asks]))
 
 
 def database_part(*pieces):
@@ -137,9 +144,12 @@ def database_part(*pieces):
     return tuple(np.concatenate([piece[i] for piece in pieces]) for i in range(3))
 
 
-def piece_bytes(pieces):
+def piece_bytes(routed):
     """Bytes of a routed block's pieces (ids, rows, lists), what the shuffle moves."""
-    return sum(a.nbytes for piece in pieces for half in piece for a in half)
+    ids, block, probes, _, probed = routed
+    row = ids.itemsize + block.shape[1] * block.itemsize
+    return int(block.shape[0] * (row + probes.itemsize)
+               + probed.sum() * (row + probes.shape[1] * probes.itemsize))
 
 
 def search_partition(index_bytes, k1, database, queries):
@@ -227,7 +237,7 @@ def approximate_neighbours(client, U, k, rng):
     routed = [client.submit(route, f, start, index_bytes, owner, n_parts)
               for f, (start, _) in zip(U.futures, U.spans(), strict=True)]
     shuffled = sum(client.gather([client.submit(piece_bytes, r) for r in routed]))
-    pieces = [[part(client, r, p) for p in range(n_parts)] for r in routed]
+    pieces = [[client.submit(route_piece, r, p) for p in range(n_parts)] for r in routed]
     databases = [client.submit(database_part,
                                *[part(client, pieces[b][p], 0) for b in range(len(routed))])
                  for p in range(n_parts)]
