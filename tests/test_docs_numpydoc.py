@@ -26,7 +26,7 @@ import pytest
 from numpydoc.docscrape import ClassDoc
 from numpydoc.validate import Validator, validate
 
-PACKAGES = ("kssc", "kssc.datasets", "baselines")
+PACKAGES = ("kssc", "kssc.datasets", "kssc.distributed", "baselines")
 ENFORCED = {
     "GL01", "GL02", "GL03", "GL05", "GL06", "GL07", "GL08", "GL09", "GL10",
     "SS01", "SS02", "SS03", "SS04", "SS06",

@@ -1,0 +1,169 @@
+"""Time, worker memory and shuffle volume of `kssc.distributed.fit` per stage, on LocalClusters.
+
+Approximate (IVF) neighbours at every N, so that one cost model covers all rows. The data
+are those of experiments/scale.py (10 subspaces of dimensions 5-10 in D = 64,
+noise 0.01), written to a .npy that the workers read by row blocks (`read_npy`: the client
+never holds X). Every (N, workers) runs on a fresh LocalCluster (processes, 1 thread per
+worker); a thread samples every worker's RSS each 0.25 s, and each stage's peak is the
+largest sample inside its window. Afterwards a linear model, seconds = a + b * N per stage,
+is fitted by least squares on the 1-worker rows and its predictions printed
+(docs/scaling.md).
+
+    python benchmarks/bench_distributed.py --n 25000 50000 --workers 1 2 --out /tmp/bench.csv
+    python benchmarks/bench_distributed.py --rows /tmp/bench.csv   # the model only
+"""
+
+import argparse
+import contextlib
+import os
+import tempfile
+import threading
+import time
+
+import numpy as np
+
+STAGES = ("neighbours", "coefficients", "spectral")
+
+
+def _rss():
+    import psutil
+
+    return psutil.Process().memory_info().rss
+
+
+class WorkerMemory:
+    """Samples the RSS of every worker in a thread; peak(start, stop) in GiB."""
+
+    def __init__(self, client, interval=0.25):
+        self.client, self.interval = client, interval
+        self.samples = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        while not self._stop.is_set():
+            with contextlib.suppress(Exception):  # a worker restarting: skip this sample
+                self.samples.append((time.perf_counter(), max(self.client.run(_rss).values())))
+            self._stop.wait(self.interval)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+    def peak(self, start, stop):
+        inside = [rss for t, rss in self.samples if start <= t <= stop]
+        return max(inside) / 2**30 if inside else float("nan")
+
+
+def run_one(path, y, n, workers, seed):
+    """One fit: a dict of stage seconds, stage peak worker RSS, shuffle bytes, recall, error."""
+    from distributed import Client, LocalCluster
+
+    from kssc import clustering_error
+    from kssc import distributed as kd
+
+    blocks = 2 * workers
+    with (LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                       dashboard_address=None) as cluster,
+          Client(cluster) as client, WorkerMemory(client) as memory):
+        X = kd.read_npy(path, rows_per_block=-(-n // blocks))
+        load = os.getloadavg()[0]
+        start = time.perf_counter()
+        model = kd.fit(X, 10, neighbor_algorithm="approximate", random_state=seed,
+                       client=client)
+        labels = model.labels_.compute()
+    t = model.timings_
+    edges = np.cumsum([start, t["neighbours"], t["coefficients"], t["spectral"]])
+    row = {"n_samples": n, "workers": workers, "blocks": blocks, "load_average": round(load, 1),
+           "error_pct": float(clustering_error(y, labels)), "recall": model.neighbor_recall_,
+           "time_total_s": t["total"]}
+    for stage, a, b in zip(STAGES, edges[:-1], edges[1:], strict=True):
+        row[f"time_{stage}_s"] = t[stage]
+        row[f"rss_{stage}_gib"] = memory.peak(a, b)
+    row.update({f"shuffle_{name}_bytes": value for name, value in model.shuffle_bytes_.items()})
+    return row
+
+
+def fit_model(rows):
+    """Per stage (a, b) of seconds = a + b * N, least squares over the 1-worker rows.
+
+    On a 2-core machine shared with other jobs, extra worker processes do not add cores,
+    so the per-worker speed-up is not measurable here; `predict` divides the neighbour and
+    coefficient work by the number of workers (they are per-block tasks) and not the
+    spectral work (LOBPCG's iterate is on the client).
+    """
+    ones = [r for r in rows if r["workers"] == 1]
+    x = np.array([r["n_samples"] for r in ones], dtype=float)
+    design = np.column_stack([np.ones_like(x), x])
+    return {stage: np.linalg.lstsq(design, np.array([r[f"time_{stage}_s"] for r in ones]),
+                                   rcond=None)[0] for stage in STAGES}
+
+
+def shuffle_bound(n, workers, dim=64, k=20, n_probe=20):
+    """Upper bounds of each shuffle's bytes for n points on 2 * workers blocks (docs/scaling.md)."""
+    copies = min(2 * workers, n_probe)
+    return {"rows_by_list": n * ((8 * dim + 16) + copies * (8 * dim + 8 + 8 * n_probe)),
+            "neighbour_rows": n * k * (8 * dim + 8), "transpose": n * k * 16}
+
+
+def predict(model, n, workers):
+    """Predicted seconds per stage for n points on `workers` workers."""
+    return {stage: a + b * n / (1 if stage == "spectral" else workers)
+            for stage, (a, b) in model.items()}
+
+
+def report_model(rows):
+    """Print the fitted model and its predictions for 10^8 and 10^9 points."""
+    model = fit_model(rows)
+    print("model (1-worker rows): seconds = a + b * N")
+    for stage, (a, b) in model.items():
+        print(f"  {stage}: a = {a:.1f} s, b = {b * 1e6:.0f} s per 10^6 points")
+    for n in (10**8, 10**9):
+        for workers in (16, 128):
+            stages = predict(model, n, workers)
+            volume = ", ".join(f"{name} <= {v / 2**40:.2f} TiB"
+                               for name, v in shuffle_bound(n, workers).items())
+            times = ", ".join(f"{stage} {t / 3600:.1f} h" for stage, t in stages.items())
+            print(f"prediction N = {n:.0e}, {workers} workers: {times}; shuffles {volume}")
+
+
+def main(argv=None):
+    import pandas as pd
+
+    from kssc.datasets import make_union_of_subspaces
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, nargs="+", default=[100_000])
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", help="CSV of the measured rows")
+    parser.add_argument("--rows", help="model the rows of this CSV instead of measuring")
+    args = parser.parse_args(argv)
+    if args.rows:
+        report_model(pd.read_csv(args.rows).to_dict("records"))
+        return
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        for n in args.n:
+            X, y = make_union_of_subspaces(n, ambient_dim=64, n_subspaces=10,
+                                           subspace_dims=[5, 6, 7, 8, 9, 10], noise=0.01,
+                                           random_state=args.seed)
+            path = os.path.join(folder, f"X{n}.npy")
+            np.save(path, X)
+            del X
+            for workers in args.workers:
+                rows.append(run_one(path, y, n, workers, args.seed))
+                print(rows[-1], flush=True)
+    frame = pd.DataFrame(rows)
+    if args.out:
+        frame.to_csv(args.out, index=False)
+    print(frame.to_string(index=False))
+    if len({r["n_samples"] for r in rows if r["workers"] == 1}) > 1:
+        report_model(rows)
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,14 @@
+"""k-SSC on a dask cluster, for data larger than one machine.
+
+Needs the optional extra: ``pip install 'kssc[distributed]'``.
+
+`fit` runs every stage on row blocks of a dask array: neighbours (exact by block pairs, or a
+faiss IVF index split by inverted list), coefficients (each block gathers only its
+neighbours' rows), the affinity (a shuffle transposes Z) and N-Cut (LOBPCG whose products
+run on the workers, discretisation on row blocks). docs/scaling.md has the measurements.
+"""
+
+from ._blocks import read_npy
+from ._fit import fit
+
+__all__ = ["fit", "read_npy"]

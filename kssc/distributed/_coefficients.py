@@ -1,0 +1,62 @@
+"""Distributed coefficient step: each block gathers its neighbours' rows, then codes its points.
+
+The neighbour rows a block needs are requested from the blocks that hold them (the second
+shuffle: at most n_b * k rows for a block of n_b points); the block then calls the
+single-machine kernel `kssc.representation.kssc_coefficients` on its own rows followed by
+the gathered ones, with the neighbour indices re-indexed into that local array.
+"""
+
+import numpy as np
+
+from ..representation import kssc_coefficients
+from ._blocks import RowBlocks, part, split_by_owner, take_rows
+
+
+def solve_block(own, start, indices, options, *gathered):
+    """Code the block's points over their neighbours: (coef, n_iter, points not converged).
+
+    `gathered` are (ids, rows) pairs from the owner blocks, in row order; `own` the block's
+    unit rows, which come first in the local array, so kssc_coefficients codes them alone.
+    """
+    ids = np.concatenate([np.arange(start, start + own.shape[0])] + [g[0] for g in gathered])
+    rows = np.concatenate([own] + [g[1] for g in gathered])
+    order = np.argsort(ids, kind="stable")
+    local = order[np.searchsorted(ids, indices, sorter=order)]
+    coef, n_iter, converged = kssc_coefficients(rows, local, **options)
+    return coef, n_iter, int((~converged).sum())
+
+
+def _request(indices, bounds, start, stop):
+    """Neighbour ids a block needs from every block (its own rows excluded)."""
+    ids = indices.ravel()
+    return split_by_owner(ids[(ids < start) | (ids >= stop)], bounds)
+
+
+def _with_ids(block, ids, start):
+    return ids, take_rows(block, ids, start)
+
+
+def _bytes(pair):
+    return pair[0].nbytes + pair[1].nbytes
+
+
+def coefficients(client, U, indices, options):
+    """Coefficients of every point: (coef RowBlocks, n_iter RowBlocks, points not converged,
+    bytes of neighbour rows moved between blocks)."""
+    coef, n_iter, missed, moved = [], [], [], []
+    spans = U.spans()
+    for b, (start, stop) in enumerate(spans):
+        wanted = client.submit(_request, indices.futures[b], U.bounds, start, stop)
+        gathered = []
+        for c, (c_start, _) in enumerate(spans):
+            if c != b:
+                gathered.append(client.submit(_with_ids, U.futures[c], part(client, wanted, c),
+                                              c_start))
+        moved += [client.submit(_bytes, g) for g in gathered]
+        solved = client.submit(solve_block, U.futures[b], start, indices.futures[b], options,
+                               *gathered)
+        coef.append(part(client, solved, 0))
+        n_iter.append(part(client, solved, 1))
+        missed.append(part(client, solved, 2))
+    return (RowBlocks(coef, U.bounds), RowBlocks(n_iter, U.bounds), sum(client.gather(missed)),
+            sum(client.gather(moved)))

@@ -1,0 +1,222 @@
+"""The distributed k-SSC fit: validate, neighbours, coefficients, affinity, N-Cut."""
+
+from numbers import Integral, Real
+from time import perf_counter
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+
+from .._validation import check_n_clusters, check_n_neighbors, warn_degenerate
+from .._warnings import warn_caller
+from ..estimator import APPROXIMATE_FROM
+from . import _coefficients, _neighbours, _spectral
+from ._blocks import RowBlocks, check_dask_array, part, unit_block
+
+
+class DistributedKSSC:
+    """What `kssc.distributed.fit` learned; per-point arrays stay on the cluster as dask arrays.
+
+    Attributes
+    ----------
+    labels_ : dask.array.Array of shape (n_samples,)
+        Cluster of every point, 0 to ``n_clusters - 1``.
+    neighbors_ : dask.array.Array of shape (n_samples, n_neighbors)
+        Indices of each point's neighbours, most similar first.
+    coefficients_ : dask.array.Array of shape (n_samples, n_neighbors)
+        Row i codes point i over ``neighbors_[i]``: Z[i, neighbors_[i, m]] = coefficients_[i, m]
+        (`kssc.representation.coefficients_to_sparse` builds Z from both when it fits).
+    n_iter_ : dask.array.Array of shape (n_samples,)
+        Solver iterations per point.
+    n_clusters_ : int
+        Number of clusters asked for.
+    neighbor_recall_ : float or None
+        Approximate search: share of the exact neighbours found, on a sample of 1,000 points
+        searched exactly. None with exact search.
+    timings_ : dict
+        Seconds per stage: "neighbours", "coefficients", "representation", "spectral",
+        "total" (wall clock on the client).
+    shuffle_bytes_ : dict
+        Bytes each shuffle moves between blocks: "rows_by_list" (approximate search only),
+        "neighbour_rows", "transpose".
+    n_features_in_ : int
+        Number of features of X.
+    """
+
+    def __init__(self, labels, neighbors, coefficients, n_iter, n_clusters, recall, timings,
+                 shuffle_bytes, n_features, blocks):
+        self.labels_ = labels
+        self.neighbors_ = neighbors
+        self.coefficients_ = coefficients
+        self.n_iter_ = n_iter
+        self.n_clusters_ = n_clusters
+        self.neighbor_recall_ = recall
+        self.timings_ = timings
+        self.shuffle_bytes_ = shuffle_bytes
+        self.n_features_in_ = n_features
+        # The dask arrays name the results' keys; these futures keep them on the cluster.
+        self._blocks = blocks
+
+
+def _check_options(n_neighbors, lam, lam_mode, solver, metric, neighbor_algorithm, n):
+    k = check_n_neighbors(n_neighbors, n)
+    if not isinstance(lam, Real) or not lam > 0:
+        raise ValueError(f"lam must be a positive number; got {lam!r}.")
+    if lam_mode not in ("absolute", "relative"):
+        raise ValueError(f"lam_mode must be 'absolute' or 'relative' in the distributed fit; "
+                         f"got {lam_mode!r}.")
+    if solver not in ("relaxed", "exact"):
+        raise ValueError(f"solver must be 'relaxed' or 'exact'; got {solver!r}.")
+    if metric not in ("euclidean", "abs_cosine"):
+        raise ValueError(f"metric must be 'euclidean' or 'abs_cosine'; got {metric!r}.")
+    if neighbor_algorithm == "auto":
+        neighbor_algorithm = "approximate" if n >= APPROXIMATE_FROM else "exact"
+    if neighbor_algorithm not in ("exact", "approximate"):
+        raise ValueError("neighbor_algorithm must be 'auto', 'exact' or 'approximate'; got "
+                         f"{neighbor_algorithm!r}.")
+    if neighbor_algorithm == "approximate" and metric != "euclidean":
+        raise ValueError("the distributed approximate search supports metric='euclidean' "
+                         "only; use neighbor_algorithm='exact' for 'abs_cosine'.")
+    return k, neighbor_algorithm
+
+
+def _unit_blocks(client, X, bounds):
+    """Unit-norm float64 row blocks of X on the workers; errors on NaN, warns on zero rows."""
+    raw = client.compute(X.to_delayed().ravel().tolist())
+    checked = [client.submit(unit_block, f) for f in raw]
+    U = RowBlocks([part(client, c, 0) for c in checked], bounds)
+    report = client.gather([client.submit(_rows_flagged, c) for c in checked])
+    del raw
+    bad = np.concatenate([b + start for (b, _), start in zip(report, bounds[:-1], strict=True)])
+    if bad.size:
+        raise ValueError(f"X contains NaN or infinity in {bad.size} row(s), first at row(s) "
+                         f"{bad[:5].tolist()}.")
+    zero = np.concatenate([z + start for (_, z), start in zip(report, bounds[:-1], strict=True)])
+    if zero.size:
+        warn_caller(f"{zero.size} point(s) have zero norm (rows {zero[:5].tolist()}): they have "
+                    "no direction, get all-zero coefficients and are labelled by the spectral "
+                    "step alone.", UserWarning)
+    return U
+
+
+def _rows_flagged(checked):
+    return checked[1], checked[2]
+
+
+def fit(X, n_clusters, *, n_neighbors=20, lam=0.1, lam_mode="absolute", solver="relaxed",
+        positive=True, metric="euclidean", neighbor_algorithm="auto", tol=1e-6, max_iter=200,
+        random_state=None, client=None):
+    """Cluster a row-partitioned dask array with k-SSC; X stays on the workers at every step.
+
+    The same model as `kssc.KSSC` with ``assign_labels="discretize"`` (unit-norm points,
+    FISTA or LADMPSAP codes over k neighbours, N-Cut with Yu and Shi's discretisation);
+    docs/scaling.md describes the stages, their shuffles and their measured cost.
+
+    Parameters
+    ----------
+    X : dask.array.Array of shape (n_samples, n_features)
+        Points as rows, chunked by rows only (`read_npy`, ``dask.array.from_zarr``, ...).
+    n_clusters : int
+        Number of clusters.
+    n_neighbors : int, default=20
+        Neighbours each point is coded over; must be < n_samples.
+    lam : float, default=0.1
+        The l1 weight (`KSSC`'s `lam`).
+    lam_mode : {"absolute", "relative"}, default="absolute"
+        `lam` itself, or a fraction of each point's lambda_max.
+    solver : {"relaxed", "exact"}, default="relaxed"
+        FISTA on the lasso or LADMPSAP on the exact problem, the single-machine kernels.
+    positive : bool, default=True
+        Non-negative coefficients.
+    metric : {"euclidean", "abs_cosine"}, default="euclidean"
+        Neighbour similarity of unit vectors; "abs_cosine" needs exact search.
+    neighbor_algorithm : {"auto", "exact", "approximate"}, default="auto"
+        Exact search by block pairs (cost n^2), or a faiss IVF index split by inverted list;
+        "auto" is exact below 50,000 points, as in `KSSC`.
+    tol : float, default=1e-6
+        Solver tolerance.
+    max_iter : int, default=200
+        Solver iteration cap.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the index, the eigensolver, the discretisation and the recall sample, drawn
+        in the order `KSSC.fit` draws them (the same seed gives the same answer).
+    client : distributed.Client or None, default=None
+        The cluster's client; None uses the current one (``distributed.get_client()``).
+
+    Returns
+    -------
+    model : DistributedKSSC
+        Labels, neighbours, coefficients (dask arrays on the cluster), recall, timings.
+
+    See Also
+    --------
+    kssc.KSSC : The single-machine estimator this function reproduces.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> from distributed import Client, LocalCluster
+    >>> from kssc.datasets import make_subspaces
+    >>> from kssc.distributed import fit
+    >>> X, y, _ = make_subspaces(3, 3, 40, 20, random_state=0)
+    >>> with LocalCluster(n_workers=1, processes=False, dashboard_address=None) as cluster, \\
+    ...         Client(cluster) as client:
+    ...     model = fit(da.from_array(X, chunks=(40, -1)), 3, n_neighbors=10, random_state=0)
+    ...     labels = model.labels_.compute()
+    >>> labels.shape
+    (120,)
+    """
+    from distributed import get_client, wait
+
+    bounds = check_dask_array(X)
+    n = int(bounds[-1])
+    check_n_clusters(n_clusters, n)
+    if n_clusters is None:
+        raise ValueError("n_clusters must be given in the distributed fit (no eigen-gap).")
+    k, algorithm = _check_options(n_neighbors, lam, lam_mode, solver, metric,
+                                  neighbor_algorithm, n)
+    if not isinstance(max_iter, Integral) or max_iter < 1:
+        raise ValueError(f"max_iter must be a positive integer; got {max_iter!r}.")
+    client = client if client is not None else get_client()
+    rng = check_random_state(random_state)
+    start = perf_counter()
+    U = _unit_blocks(client, X, bounds)
+    shuffled = {}
+    if algorithm == "exact":
+        indices, _ = _neighbours.exact_neighbours(client, U, k, metric)
+    else:
+        indices, _, shuffled["rows_by_list"] = _neighbours.approximate_neighbours(
+            client, U, k, rng)
+    wait(indices.futures)
+    found = perf_counter()
+    options = {"lam": lam, "solver": solver, "positive": positive, "lam_mode": lam_mode,
+               "tol": tol, "max_iter": max_iter}
+    coef, n_iter, missed, shuffled["neighbour_rows"] = _coefficients.coefficients(
+        client, U, indices, options)
+    solved = perf_counter()
+    if missed:
+        warn_caller(f"{missed} of {n} point(s) reached max_iter={max_iter} in the {solver} "
+                    "solver before meeting the tolerance; raise max_iter or tol.",
+                    ConvergenceWarning)
+    W, degrees, isolated, shuffled["transpose"] = _spectral.affinity(client, indices, coef)
+    if isolated:
+        warn_degenerate(f"{isolated} of {n} point(s) are isolated (no non-zero coefficient to "
+                        "or from another point): their labels are arbitrary.")
+    if n_clusters == 1:
+        labels = RowBlocks([client.submit(np.zeros, b - a, dtype=np.int64)
+                            for a, b in U.spans()], bounds)
+    else:
+        vectors = _spectral.ncut_embedding(client, W, degrees, n_clusters, rng)
+        labels = _spectral.discretize(client, vectors, bounds, rng)
+    wait(labels.futures)
+    done = perf_counter()
+    recall = (None if algorithm == "exact"
+              else _neighbours.recall(client, U, indices, k, metric, rng))
+    del U, W
+    timings = {"neighbours": found - start, "coefficients": solved - found,
+               "representation": solved - start, "spectral": done - solved,
+               "total": done - start}
+    return DistributedKSSC(labels.to_dask((), np.int64), indices.to_dask((k,), np.int64),
+                           coef.to_dask((k,), np.float64), n_iter.to_dask((), np.int64),
+                           n_clusters, recall, timings, shuffled, X.shape[1],
+                           [labels, indices, coef, n_iter])

@@ -1,0 +1,165 @@
+"""kssc.distributed.fit on a real dask.distributed LocalCluster (2 worker processes, 1 thread)."""
+
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+
+pytest.importorskip("dask", reason="needs the optional extra: pip install 'kssc[distributed]'")
+distributed = pytest.importorskip(
+    "distributed", reason="needs the optional extra: pip install 'kssc[distributed]'")
+
+import dask.array as da  # noqa: E402
+from distributed.diagnostics.plugin import SchedulerPlugin  # noqa: E402
+
+from kssc import KSSC, clustering_error, nearest_neighbours  # noqa: E402
+from kssc import distributed as kd  # noqa: E402
+from kssc.datasets import make_union_of_subspaces  # noqa: E402
+from kssc.representation import coefficients_to_sparse  # noqa: E402
+
+PARAMS = {"n_neighbors": 8, "random_state": 0}
+
+
+def _data(n=360, seed=0, ambient_dim=12):
+    return make_union_of_subspaces(n, ambient_dim=ambient_dim, n_subspaces=3,
+                                   subspace_dims=[2, 3, 3], noise=0.01, random_state=seed)
+
+
+def _cluster(**kwargs):
+    return distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                    dashboard_address=None, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def client():
+    # The worker-killing test runs last: its cluster's nanny restarts the killed worker.
+    with _cluster() as cluster, distributed.Client(cluster) as client:
+        yield client
+
+
+def _fit_both(client, X, algorithm):
+    serial = KSSC(n_clusters=3, neighbor_algorithm=algorithm, **PARAMS).fit(X)
+    spread = kd.fit(da.from_array(X, chunks=(180, -1)), 3, neighbor_algorithm=algorithm,
+                    client=client, **PARAMS)
+    return serial, spread
+
+
+def test_exact_fit_matches_the_single_machine_fit(client):
+    X, y = _data()
+    serial, spread = _fit_both(client, X, "exact")
+    np.testing.assert_array_equal(spread.neighbors_.compute(), serial.neighbors_)
+    Z = coefficients_to_sparse(spread.neighbors_.compute(), spread.coefficients_.compute(), 360)
+    np.testing.assert_allclose(Z.toarray(), serial.representation_matrix_.toarray(), atol=1e-12)
+    np.testing.assert_array_equal(spread.n_iter_.compute(), serial.n_iter_)
+    labels = spread.labels_.compute()
+    assert clustering_error(serial.labels_, labels) == 0.0
+    assert spread.neighbor_recall_ is None
+    assert set(spread.timings_) >= {"neighbours", "coefficients", "spectral", "total"}
+
+
+@pytest.mark.slow
+def test_approximate_fit_agrees_and_reports_recall(client):
+    X, y = _data(seed=1)
+    serial, spread = _fit_both(client, X, "approximate")
+    error = clustering_error(y, spread.labels_.compute())
+    assert abs(error - clustering_error(y, serial.labels_)) <= 0.5
+    # Recall against the exact neighbours computed on the client, independently.
+    exact, _ = nearest_neighbours(X, PARAMS["n_neighbors"])
+    found = spread.neighbors_.compute()
+    share = np.mean([np.isin(f, e).mean() for f, e in zip(found, exact, strict=True)])
+    assert spread.neighbor_recall_ == pytest.approx(share)
+    assert spread.shuffle_bytes_["rows_by_list"] > X.nbytes
+
+
+def test_bad_input_gets_a_clear_error(client):
+    X, _ = _data()
+    with pytest.raises(TypeError, match="dask.array.Array"):
+        kd.fit(X, 3, client=client)
+    with pytest.raises(ValueError, match="chunked along its columns"):
+        kd.fit(da.from_array(X, chunks=(100, 6)), 3, client=client)
+    X[123, 4] = np.nan
+    with pytest.raises(ValueError, match=r"NaN or infinity in 1 row.*first at row.*\[123\]"):
+        kd.fit(da.from_array(X, chunks=(100, -1)), 3, client=client)
+    with pytest.raises(ValueError, match="only"):
+        kd.fit(da.from_array(X, chunks=(100, -1)), 3, metric="abs_cosine",
+               neighbor_algorithm="approximate", client=client)
+
+
+class _LargestInput(SchedulerPlugin):
+    """Scheduler plugin: the largest total size of the inputs of any task that ran."""
+
+    name = "largest-input"
+
+    def __init__(self):
+        self.largest = 0
+        self.scheduler = None
+
+    def transition(self, key, start, finish, *args, **kwargs):
+        if finish == "memory" and self.scheduler is not None:
+            task = self.scheduler.tasks.get(key)
+            if task is not None:
+                self.largest = max(self.largest, sum(d.nbytes for d in task.dependencies))
+
+    async def start(self, scheduler):
+        self.scheduler = scheduler
+
+
+@pytest.mark.slow
+def test_workers_with_less_memory_than_x_fit_it(tmp_path):
+    """memory_limit below X's size caps what each worker keeps in memory (more is spilled
+    to disk); the process limits (pause, terminate) are off because an idle worker process
+    (numpy, scipy, faiss) alone exceeds a limit this small. No task receives X: the inputs
+    of every task (rows, candidate lists, vectors) weigh less than half of X (a block of
+    n_b points gathers at most n_b * k neighbour rows: 24 blocks here)."""
+    import dask
+
+    X, y = _data(n=6000, ambient_dim=64)
+    path = tmp_path / "X.npy"
+    np.save(path, X)
+    memory = {"distributed.worker.memory.target": 0.5, "distributed.worker.memory.spill": 0.6,
+              "distributed.worker.memory.pause": False,
+              "distributed.worker.memory.terminate": False}
+    with (dask.config.set(memory),
+          _cluster(memory_limit=int(0.9 * X.nbytes)) as cluster,
+          distributed.Client(cluster) as client):
+        plugin = _LargestInput()
+        client.register_plugin(plugin)
+        model = kd.fit(kd.read_npy(path, rows_per_block=250), 3, neighbor_algorithm="approximate",
+                       client=client, **PARAMS)
+        largest = client.run_on_scheduler(
+            lambda dask_scheduler: dask_scheduler.plugins["largest-input"].largest)
+        assert 0 < largest < X.nbytes / 2
+        assert model.labels_.compute().shape == (6000,)
+        assert model.neighbor_recall_ > 0.95
+
+
+def _kill_one_worker_when(cluster, client, prefix, killed):
+    """SIGKILL one worker process as soon as the scheduler knows a task named `prefix`."""
+    def started(dask_scheduler, prefix=prefix):
+        return any(str(key).startswith(prefix) for key in dask_scheduler.tasks)
+
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not client.run_on_scheduler(started):
+        time.sleep(0.02)
+    nanny = next(iter(cluster.workers.values()))
+    os.kill(nanny.process.process.pid, signal.SIGKILL)
+    killed.append(time.monotonic())
+
+
+def test_a_worker_killed_mid_fit_changes_nothing(client):
+    X, _ = _data(seed=2)
+    serial = KSSC(n_clusters=3, neighbor_algorithm="exact", **PARAMS).fit(X)
+    killed = []
+    killer = threading.Thread(target=_kill_one_worker_when,
+                              args=(client.cluster, client, "solve_block", killed))
+    killer.start()
+    model = kd.fit(da.from_array(X, chunks=(90, -1)), 3, client=client, **PARAMS)
+    returned = time.monotonic()
+    killer.join()
+    assert killed and killed[0] < returned
+    Z = coefficients_to_sparse(model.neighbors_.compute(), model.coefficients_.compute(), 360)
+    np.testing.assert_allclose(Z.toarray(), serial.representation_matrix_.toarray(), atol=1e-12)
+    assert clustering_error(serial.labels_, model.labels_.compute()) == 0.0
