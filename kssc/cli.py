@@ -127,8 +127,8 @@ def _parser():
     cluster.add_argument("--n-neighbors", type=int, metavar="K",
                          help="neighbours per point (kssc, gsc, tsc)")
     cluster.add_argument("--lam", type=float, help="l1 weight lambda (kssc, ssc, sssc)")
-    cluster.add_argument("--solver", choices=("admm", "relaxed", "exact"),
-                         help="coefficient solver: ADMM (kssc's default), FISTA or LADMPSAP")
+    cluster.add_argument("--solver", choices=("relaxed", "exact", "admm"),
+                         help="coefficient solver: FISTA (kssc's default), LADMPSAP or ADMM")
     cluster.add_argument("--positive", action=argparse.BooleanOptionalAction, default=None,
                          help="non-negative coefficients (kssc, ssc; default: the method's)")
     cluster.add_argument("--metric", choices=("euclidean", "abs_cosine"),

@@ -20,7 +20,7 @@ APPROXIMATE_FROM = 50_000
 
 PAPER_SETTING = {"lam": 0.1, "lam_mode": "absolute", "solver": "relaxed", "positive": True,
                  "threshold": None, "affinity": "symmetric", "metric": "euclidean",
-                 "assign_labels": "discretize"}
+                 "assign_labels": "discretize", "max_iter": 200}
 """The KSSC parameters of the paper's code (`kssc_relaxed_par`, N-Cut) where the defaults
 differ: ``KSSC(n_clusters, n_neighbors=k, **PAPER_SETTING)`` is the paper's k-SSC."""
 
@@ -30,11 +30,11 @@ class KSSC(SelfExpressiveClustering):
 
     Every point x_i is coded over its k nearest other points only. The defaults are the
     general-purpose setting (chosen on synthetic unions of subspaces, docs/protocol.md 7.3):
-    Elhamifar and Vidal's lasso model and ADMM on the 20 nearest neighbours by absolute
-    cosine, with a global penalty, signed codes, thrC, max-normalised rows and
-    Ng-Jordan-Weiss. The paper's setting is
+    Elhamifar and Vidal's lasso model on the 20 nearest neighbours by absolute cosine, with
+    a global penalty and signed codes, solved to convergence by FISTA, max-normalised rows
+    and Ng-Jordan-Weiss. The paper's setting is
     ``KSSC(lam=0.1, lam_mode="absolute", solver="relaxed", positive=True, threshold=None,
-    affinity="symmetric", metric="euclidean", assign_labels="discretize")``:
+    affinity="symmetric", metric="euclidean", assign_labels="discretize", max_iter=200)``:
     min_z lam * ||z||_1 + 1/2 * ||x_i - X_{Omega_i} z||^2 (relaxed, FISTA, z >= 0) or
     min_z lam * ||z||_1 + 1/2 * ||e||^2 s.t. x_i = X_{Omega_i} z + e (exact, LADMPSAP), and
     ``|Z| + |Z|^T`` cut by N-Cut. Points are normalised to unit norm first.
@@ -65,16 +65,16 @@ class KSSC(SelfExpressiveClustering):
     l1_ratio : float in (0, 1], default=1.0
         Elastic net (as EnSC): the penalty is lam * (l1_ratio ||z||_1 + (1 - l1_ratio) / 2
         ||z||^2); 1 is the lasso. Not with ``solver="exact"``.
-    solver : {"admm", "relaxed", "exact"} or ADMM, default="admm"
-        "admm" is ``kssc.ADMM()``: Elhamifar and Vidal's ADMM (an `ADMM` instance sets
-        their affine constraint, outlier term, tol and max_iter); "relaxed" FISTA on the
-        lasso (the paper's relaxed problem); "exact" LADMPSAP on the exact problem with a
-        noise term.
+    solver : {"relaxed", "exact", "admm"} or ADMM, default="relaxed"
+        "relaxed": FISTA on the lasso (the paper's relaxed problem); "exact": LADMPSAP on
+        the exact problem with a noise term; "admm" is ``kssc.ADMM()``: Elhamifar and
+        Vidal's ADMM (an `ADMM` instance sets their affine constraint, outlier term, tol and
+        max_iter).
     positive : bool, default=False
         Non-negative coefficients (what the paper's experiments ran); False: signed.
     normalize : bool, default=True
         Code unit-norm points (the paper); False codes the points as given.
-    threshold : float in (0, 1] or None, default=0.7
+    threshold : float in (0, 1] or None, default=None
         Elhamifar and Vidal's thrC: keep each point's largest coefficients holding this
         share of its l1 mass. None keeps all.
     affinity : {"symmetric", "max_normalized"}, default="max_normalized"
@@ -93,9 +93,9 @@ class KSSC(SelfExpressiveClustering):
     tol : float, default=1e-6
         Stopping tolerance of the relaxed and exact solvers (FISTA: change of each point's
         objective); an `ADMM` solver carries its own.
-    max_iter : int, default=200
-        Iteration cap of the relaxed and exact solvers; points that reach it raise one
-        ``ConvergenceWarning``. An `ADMM` solver carries its own.
+    max_iter : int, default=1000
+        Iteration cap of the relaxed and exact solvers (the paper's code: 200); points that
+        reach it raise one ``ConvergenceWarning``. An `ADMM` solver carries its own.
     chunk_size : int or None, default=None
         Points per chunk of the coefficient step (None: about 64 MiB of neighbours each).
     n_jobs : int or None, default=None
@@ -175,9 +175,10 @@ class KSSC(SelfExpressiveClustering):
     }
 
     def __init__(self, n_clusters=None, *, n_neighbors=20, neighbor_pcs=0, n_random=0,
-                 lam=0.00125, lam_mode="global", l1_ratio=1.0, solver="admm", positive=False,
-                 normalize=True, threshold=0.7, affinity="max_normalized", metric="abs_cosine",
-                 neighbor_algorithm="auto", assign_labels="njw", tol=1e-6, max_iter=200,
+                 lam=0.00125, lam_mode="global", l1_ratio=1.0, solver="relaxed", positive=False,
+                 normalize=True, threshold=None, affinity="max_normalized",
+                 metric="abs_cosine", neighbor_algorithm="auto", assign_labels="njw", tol=1e-6,
+                 max_iter=1000,
                  chunk_size=None, n_jobs=None, max_clusters=20, random_state=None, verbose=0):
         self.n_clusters = n_clusters
         self.n_neighbors = n_neighbors
