@@ -30,6 +30,7 @@ import threading
 import time
 import warnings
 from collections.abc import Callable
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -302,13 +303,28 @@ def _exit_with_parent(parent_pid):
     threading.Thread(target=watch, daemon=True).start()
 
 
+@contextmanager
+def _numba_threads(n_threads):
+    """At most `n_threads` threads for numba's compiled kernels (the coefficient step) in this
+    thread: threadpoolctl limits BLAS only, and trial workers in parallel must not each
+    start one thread per core."""
+    import numba
+
+    previous = numba.get_num_threads()
+    numba.set_num_threads(min(n_threads, numba.config.NUMBA_NUM_THREADS))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(previous)
+
+
 def _run_task(trial_fn, context, cell, trial, blas_threads, parent_pid):
     _exit_with_parent(parent_pid)
     seed = trial_seed(context["seed"], cell, trial)
     if blas_threads is None:
         rows = trial_fn(context, cell, trial, seed)
     else:
-        with threadpool_limits(limits=blas_threads):
+        with threadpool_limits(limits=blas_threads), _numba_threads(blas_threads):
             rows = trial_fn(context, cell, trial, seed)
     out = []
     for row in rows:

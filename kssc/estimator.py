@@ -32,7 +32,7 @@ class KSSC(SelfExpressiveClustering):
     general-purpose setting (chosen on synthetic unions of subspaces, docs/protocol.md 7.3):
     Elhamifar and Vidal's lasso model on the 20 nearest neighbours by absolute cosine, with
     a global penalty and signed codes, solved to convergence by FISTA, max-normalised rows
-    and Ng-Jordan-Weiss. The paper's setting is
+    and N-Cut. The paper's setting is
     ``KSSC(lam=0.1, lam_mode="absolute", solver="relaxed", positive=True, threshold=None,
     affinity="symmetric", metric="euclidean", assign_labels="discretize", max_iter=200)``:
     min_z lam * ||z||_1 + 1/2 * ||x_i - X_{Omega_i} z||^2 (relaxed, FISTA, z >= 0) or
@@ -87,7 +87,7 @@ class KSSC(SelfExpressiveClustering):
         Exact blocked search, or an approximate index (`kssc.IVF`: its nlist, nprobe and
         recall check; "approximate" is ``IVF()``). "auto" searches exactly below 50,000
         points and with ``IVF()`` from there on.
-    assign_labels : {"discretize", "kmeans", "njw"}, default="njw"
+    assign_labels : {"discretize", "kmeans", "njw"}, default="discretize"
         N-Cut's Yu-Shi discretisation (the paper's code), k-means on the embedding, or
         Ng-Jordan-Weiss as Elhamifar and Vidal's SSC code runs it (`kssc.spectral`).
     tol : float, default=1e-6
@@ -177,7 +177,7 @@ class KSSC(SelfExpressiveClustering):
     def __init__(self, n_clusters=None, *, n_neighbors=20, neighbor_pcs=0, n_random=0,
                  lam=0.00125, lam_mode="global", l1_ratio=1.0, solver="relaxed", positive=False,
                  normalize=True, threshold=None, affinity="max_normalized",
-                 metric="abs_cosine", neighbor_algorithm="auto", assign_labels="njw", tol=1e-6,
+                 metric="abs_cosine", neighbor_algorithm="auto", assign_labels="discretize", tol=1e-6,
                  max_iter=1000,
                  chunk_size=None, n_jobs=None, max_clusters=20, random_state=None, verbose=0):
         self.n_clusters = n_clusters

@@ -18,9 +18,12 @@ from distributed.diagnostics.plugin import SchedulerPlugin  # noqa: E402
 from kssc import KSSC, clustering_error, nearest_neighbours  # noqa: E402
 from kssc import distributed as kd  # noqa: E402
 from kssc.datasets import make_union_of_subspaces  # noqa: E402
+from kssc.estimator import PAPER_SETTING  # noqa: E402
 from kssc.representation import coefficients_to_sparse  # noqa: E402
 
 PARAMS = {"n_neighbors": 8, "random_state": 0}
+# The single-machine fit with the model the distributed fit runs (the paper's).
+SERIAL = {**PARAMS, **PAPER_SETTING}
 
 
 def _data(n=360, seed=0, ambient_dim=12):
@@ -41,7 +44,7 @@ def client():
 
 
 def _fit_both(client, X, algorithm):
-    serial = KSSC(n_clusters=3, neighbor_algorithm=algorithm, **PARAMS).fit(X)
+    serial = KSSC(n_clusters=3, neighbor_algorithm=algorithm, **SERIAL).fit(X)
     spread = kd.fit(da.from_array(X, chunks=(180, -1)), 3, neighbor_algorithm=algorithm,
                     client=client, **PARAMS)
     return serial, spread
@@ -151,7 +154,7 @@ def _kill_one_worker_when(cluster, client, prefix, killed):
 
 def test_a_worker_killed_mid_fit_changes_nothing(client):
     X, _ = _data(seed=2)
-    serial = KSSC(n_clusters=3, neighbor_algorithm="exact", **PARAMS).fit(X)
+    serial = KSSC(n_clusters=3, neighbor_algorithm="exact", **SERIAL).fit(X)
     killed = []
     killer = threading.Thread(target=_kill_one_worker_when,
                               args=(client.cluster, client, "solve_block", killed))

@@ -15,7 +15,7 @@ returned them.
 
 import numpy as np
 
-from .._ann import _LISTS_PER_SQRT_N, _MIN_TRAIN_PER_LIST, _N_PROBE, _TRAIN_PER_LIST
+from .._ann import _FIRST_PROBE, _LISTS_PER_SQRT_N, _MIN_TRAIN_PER_LIST, _TRAIN_PER_LIST
 from ..neighbours import rescore
 from ._blocks import RowBlocks, gather_rows, part
 
@@ -122,7 +122,7 @@ def route(block, start, index_bytes, owner_of_list, n_parts):
     partitions (n_b, n_parts) bool). `route_piece` cuts one partition's piece from it, so
     no task holds a block's rows replicated once per partition."""
     index = _load(index_bytes)
-    n_probe = min(index.nlist, _N_PROBE)
+    n_probe = min(index.nlist, _FIRST_PROBE)
     _, probes = index.quantizer.search(np.ascontiguousarray(block, dtype=np.float32), n_probe)
     probed = np.zeros((block.shape[0], n_parts), dtype=bool)
     probed[np.arange(block.shape[0])[:, None], owner_of_list[probes]] = True
