@@ -177,8 +177,8 @@ class KSSC(SelfExpressiveClustering):
     def __init__(self, n_clusters=None, *, n_neighbors=20, neighbor_pcs=0, n_random=0,
                  lam=0.00125, lam_mode="global", l1_ratio=1.0, solver="relaxed", positive=False,
                  normalize=True, threshold=None, affinity="max_normalized",
-                 metric="abs_cosine", neighbor_algorithm="auto", assign_labels="discretize", tol=1e-6,
-                 max_iter=1000,
+                 metric="abs_cosine", neighbor_algorithm="auto", assign_labels="discretize",
+                 tol=1e-6, max_iter=1000,
                  chunk_size=None, n_jobs=None, max_clusters=20, random_state=None, verbose=0):
         self.n_clusters = n_clusters
         self.n_neighbors = n_neighbors
