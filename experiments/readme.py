@@ -166,6 +166,18 @@ BLOCKS = {
             ("k-SSC time (s)", "time_fit_s_mean", "{:.1f}", {"method": "kssc_tuned"}),
         ],
     },
+    "peers": {
+        "csv": "peers", "index": ["n_samples", "method"],
+        "columns": [
+            ("N", "n_samples", "{:,}", None),
+            ("method", "method", "{}", None),
+            ("CPU time (s)", "cpu_s", "{:.1f}", None),
+            ("wall time (s)", "time_s", "{:.1f}", None),
+            ("CPU time / k-SSC's", "cpu_ratio_to_kssc", "{:.1f}", None),
+            ("error %", "error", "{:.2f}", None),
+            ("load average at start", "load_start", "{:.1f}", None),
+        ],
+    },
     "digits": {
         "csv": "digits_table", "index": ["method"],
         "columns": [
