@@ -11,25 +11,25 @@ Both first replace X by an N x r factor F with the same Gram matrix, r = rank(X)
 (`row_space_factor`). FISTA's smooth part then goes through whichever product is cheaper:
 with the N x N Gram matrix K one product C K per step (N^3), or one C F and one R F^T
 (2 N^2 r) when r < N / 2. Once C is sparse enough the product with it is a sparse one.
-Work arrays are allocated once: fresh N x N temporaries cost more than the arithmetic on them.
+Work arrays are allocated once and the elementwise passes are fused, compiled and parallel
+over rows (`_ssc_kernels`): at N = 750 they, not the products, set the run time.
 """
 
 import numpy as np
-import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
 from kssc._batch import ProblemBatch
 
+from ._ssc_kernels import extrapolate, prox_gradient_rows, sparse_rows_product
+
 # Below this fraction of non-zeros, C @ K is computed as a sparse-dense product.
 _SPARSE_BELOW = 0.05
-# Products smaller than this many multiply-adds run on one BLAS thread: for them thread
-# start-up and contention cost more than they save (as scikit-learn's KMeans does).
-_SINGLE_THREAD_BELOW = 2**24
 
 
-def _blas_threads(n, width):
-    return threadpool_limits(limits=1 if n * n * width < _SINGLE_THREAD_BELOW else None,
-                             user_api="blas")
+def _blas_threads():
+    """One BLAS thread: the compiled elementwise passes (numba, every core) dominate these
+    solvers, and OpenBLAS threads left spinning after a product slow them about threefold."""
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 def _rowdot(A, B):
@@ -43,15 +43,22 @@ def _take(A, rows):
 
 
 def _product(C, B, out):
-    """out = C @ B, as a sparse product when C is mostly zeros."""
-    nnz = np.count_nonzero(C)
-    if nnz <= _SPARSE_BELOW * C.size:
-        rows, cols = np.nonzero(C)
-        indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=C.shape[0]))])
-        sparse = sp.csr_matrix((C[rows, cols], cols, indptr), shape=C.shape)
-        out[...] = sparse @ B
+    """out = C @ B, skipping the zeros of C when it is mostly zeros."""
+    if np.count_nonzero(C) <= _SPARSE_BELOW * C.size:
+        sparse_rows_product(C, np.arange(C.shape[0]), B, out)
     else:
         np.matmul(C, B, out=out)
+    return out
+
+
+def _product_rows(C, rows, nnz, B, out):
+    """out[rows] = C[rows] @ B, given the non-zero count `nnz` of those rows."""
+    if nnz <= _SPARSE_BELOW * len(rows) * C.shape[1]:
+        sparse_rows_product(C, rows, B, out)
+    elif len(rows) == C.shape[0]:
+        np.matmul(C, B, out=out)
+    else:
+        out[rows] = C[rows] @ B
     return out
 
 
@@ -63,8 +70,8 @@ class _GramSmooth:
         self.sq_norms = np.diag(self.K).copy()
         self.width = self.K.shape[0]
 
-    def apply(self, C, rows, out):
-        return _product(C, self.K, out)
+    def operand(self):
+        return self.K
 
     def value(self, C, M, rows):
         return 0.5 * _rowdot(C, M) - _rowdot(C, _take(self.K, rows)) + 0.5 * self.sq_norms[rows]
@@ -84,8 +91,8 @@ class _FeatureSmooth:
         self.X = X
         self.width = X.shape[1]
 
-    def apply(self, C, rows, out):
-        return _product(C, self.X, out)
+    def operand(self):
+        return self.X
 
     def value(self, C, M, rows):
         R = _take(self.X, rows) - M
@@ -124,7 +131,7 @@ def ssc_fista(X, lam, *, positive=True, column_wise=False, tol=1e-6, max_iter=20
 
     Returns (C dense (n, n), n_iter (n,), converged (n,) bool).
     """
-    with _blas_threads(*X.shape):
+    with _blas_threads():
         return _ssc_fista(X, lam, positive, column_wise, tol, max_iter, rho0, growth)
 
 
@@ -145,20 +152,11 @@ def _ssc_fista(X, lam, positive, column_wise, tol, max_iter, rho0, growth):
         return v if column_wise else np.full(len(v), v.sum())
 
     def trial(rows):
-        """Prox-gradient point of the given rows (a slice or indices) and its model terms."""
-        full = isinstance(rows, slice)
-        Cr = C if full else np.empty((len(rows), n))
-        Tr = T if full else np.empty((len(rows), n))
-        np.divide(G[rows], -rho[rows, None], out=Cr)
-        Cr += J[rows]
-        _zero_self(_prox_inplace(Cr, (lam / rho[rows])[:, None], positive), act[rows])
-        Mr = smooth.apply(Cr, act[rows], M if full else np.empty((len(Cr), smooth.width)))
-        np.subtract(Cr, J[rows], out=Tr)
-        if not full:
-            C[rows], M[rows] = Cr, Mr
-        f_C[rows] = smooth.value(Cr, Mr, act[rows])
-        lin[rows] = _rowdot(Tr, G[rows])
-        sq[rows] = _rowdot(Tr, Tr)
+        """Prox-gradient point of the given rows (positions in the batch) and its model terms."""
+        nnz = prox_gradient_rows(G, J, rho, lam, positive, rows, act[rows], C, T, lin, sq, l1)
+        _product_rows(C, rows, nnz, smooth.operand(), M)
+        full = len(rows) == len(act)
+        f_C[rows] = smooth.value(C if full else C[rows], M if full else M[rows], act[rows])
 
     def first_step(rho):
         """The backtracking of the first step (J = 0) in one product.
@@ -176,15 +174,17 @@ def _ssc_fista(X, lam, positive, column_wise, tol, max_iter, rho0, growth):
         f_C[:] = smooth.value(C, M, act)
         lin[:] = lin / scale
         sq[:] = sq / scale**2
+        l1[:] = l1 / scale
 
     for it in range(1, max_iter + 1):
         smooth.gradient(MJ, act, out=G)
         f_j = smooth.value(J, MJ, act)
         C, C_prev, M, M_prev = C_prev, C, M_prev, M
-        f_C, lin, sq = np.empty(len(act)), np.empty(len(act)), np.empty(len(act))
+        f_C, lin, sq, l1 = (np.empty(len(act)) for _ in range(4))
         # Backtracking on the rows whose quadratic model still underestimates F (all rows
         # together for the shared step).
-        trial(slice(None))
+        everyone = np.arange(len(act))
+        trial(everyone)
         if it == 1:
             first_step(rho)
         while True:
@@ -192,21 +192,17 @@ def _ssc_fista(X, lam, positive, column_wise, tol, max_iter, rho0, growth):
             bad = total(f_C) > total(Q) + 1e-12 * np.abs(total(Q))
             if not bad.any():
                 break
-            rows = slice(None) if bad.all() else np.flatnonzero(bad)
+            rows = everyone if bad.all() else np.flatnonzero(bad)
             rho[rows] *= growth
             trial(rows)
-        F = lam * (C.sum(axis=1) if positive else np.abs(C, out=T).sum(axis=1)) + f_C
+        F = lam * l1 + f_C
 
         alpha_new = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * alpha**2))
-        beta = (alpha - 1.0) / alpha_new
-        beta = beta[:, None] if column_wise else beta
+        beta = (alpha - 1.0) / alpha_new * np.ones(len(act))
         alpha = alpha_new
-        # J = C + beta (C - C_prev), into J's own buffer.
-        np.subtract(C, C_prev, out=J)
-        J *= beta
-        J += C
+        extrapolate(C, C_prev, beta, J)  # J = C + beta (C - C_prev)
         np.subtract(M, M_prev, out=MJ)
-        MJ *= beta
+        MJ *= beta[:, None]
         MJ += M
 
         if column_wise:
@@ -258,7 +254,7 @@ def ssc_ladmpsap(X, lam, *, positive=True, column_wise=False, tol_primal=1e-3, t
     """
     if mu0 is None:
         mu0 = 0.1 if column_wise else 0.5
-    with _blas_threads(*X.shape):
+    with _blas_threads():
         return _ssc_ladmpsap(X, lam, positive, column_wise, tol_primal, tol_change, max_iter,
                              mu0, mu_max, growth)
 

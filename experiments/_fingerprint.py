@@ -3,8 +3,8 @@ the code that computes them.
 
 The runner writes it into the CSV's sidecar; `suite.py` recomputes a CSV whose sidecar's
 fingerprint differs from that of the config it would run, whoever wrote the CSV. The code
-is kssc/, baselines/, the runner machinery (MACHINERY) and the experiment's module with the
-experiments modules it imports.
+is kssc/ (but the parts no experiment runs: NOT_RESULT_CODE), baselines/, the runner
+machinery (MACHINERY) and the experiment's module with the experiments modules it imports.
 """
 
 import hashlib
@@ -20,6 +20,9 @@ from . import _io
 _NON_RESULT_KEYS = ("n_jobs", "restart", "results_dir", "data_dir", "hydra", "profile", "feeds")
 MACHINERY = ("__init__.py", "_runner.py", "_io.py", "_fingerprint.py", "conventions.py",
              "_bootstrap.py")
+# Parts of kssc/ that compute no experiment's results (no experiment imports them; a test
+# checks): the command line and the dask pipeline.
+NOT_RESULT_CODE = ("kssc/cli.py", "kssc/__main__.py", "kssc/distributed/")
 _IMPORT = re.compile(r"^from (?:experiments\.|\.)(\w+) import"
                      r"|^from (?:experiments|\.) import (\w+)",
                      re.MULTILINE)
@@ -33,10 +36,13 @@ def result_config(conf):
 
 
 def result_sources(name):
-    """The files whose code computes experiment `name`'s results: kssc/, baselines/, the
-    runner machinery, the experiment's module and the experiments modules it imports."""
+    """The files whose code computes experiment `name`'s results: kssc/ (less
+    NOT_RESULT_CODE), baselines/, the runner machinery, the experiment's module and the
+    experiments modules it imports."""
     root = _io.REPO_ROOT
-    files = {*root.joinpath("kssc").rglob("*.py"), *root.joinpath("baselines").rglob("*.py"),
+    kssc = {path for path in root.joinpath("kssc").rglob("*.py")
+            if not path.relative_to(root).as_posix().startswith(NOT_RESULT_CODE)}
+    files = {*kssc, *root.joinpath("baselines").rglob("*.py"),
              *(root / "experiments" / f for f in MACHINERY)}
     todo = [root / "experiments" / f"{name}.py"]
     while todo:

@@ -304,7 +304,7 @@ def _exit_with_parent(parent_pid):
 
 
 @contextmanager
-def _numba_threads(n_threads):
+def numba_threads(n_threads):
     """At most `n_threads` threads for numba's compiled kernels (the coefficient step) in this
     thread: threadpoolctl limits BLAS only, and trial workers in parallel must not each
     start one thread per core."""
@@ -324,7 +324,7 @@ def _run_task(trial_fn, context, cell, trial, blas_threads, parent_pid):
     if blas_threads is None:
         rows = trial_fn(context, cell, trial, seed)
     else:
-        with threadpool_limits(limits=blas_threads), _numba_threads(blas_threads):
+        with threadpool_limits(limits=blas_threads), numba_threads(blas_threads):
             rows = trial_fn(context, cell, trial, seed)
     out = []
     for row in rows:

@@ -12,17 +12,12 @@ figures are in the config (`feeds`), beside the claims they feed.
 
 import pandas as pd
 
-from kssc.datasets import list_hopkins_sequences, load_hopkins_sequence
+from kssc.datasets import load_hopkins_sequence
 from kssc.datasets.hopkins import hopkins_metadata
 
 from ._bootstrap import interval_columns
+from ._hopkins155 import sequence_tasks
 from ._runner import Experiment, fit_methods
-
-
-def tasks(exp, data_dir=None):
-    names = exp.get("sequences")
-    names = list(names) if names is not None else list_hopkins_sequences(subset="hopkins155")
-    return [({"sequence": name}, t) for t in range(exp["trials"]) for name in names]
 
 
 def trial(context, cell, trial, seed):
@@ -63,4 +58,4 @@ def summary(frame, exp=None):
     return table.join(intervals).reset_index()
 
 
-EXPERIMENT = Experiment(tasks=tasks, trial=trial, summary=summary)
+EXPERIMENT = Experiment(tasks=sequence_tasks, trial=trial, summary=summary)

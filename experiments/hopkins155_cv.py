@@ -20,9 +20,10 @@ import re
 import numpy as np
 import pandas as pd
 
-from kssc.datasets import list_hopkins_sequences, load_hopkins_sequence
+from kssc.datasets import load_hopkins_sequence
 from kssc.datasets.hopkins import hopkins_metadata
 
+from ._hopkins155 import sequence_tasks
 from ._runner import Experiment, fit_methods
 
 SELECTED = "kssc_cv"
@@ -88,12 +89,6 @@ def select_out_of_fold(errors, folds):
     return pd.DataFrame(choices), pd.concat(held_out).reindex(scored.index)
 
 
-def tasks(exp, data_dir=None):
-    names = exp.get("sequences")
-    names = list(names) if names is not None else list_hopkins_sequences(subset="hopkins155")
-    return [({"sequence": name}, t) for t in range(exp["trials"]) for name in names]
-
-
 def trial(context, cell, trial, seed):
     X, y = load_hopkins_sequence(cell["sequence"], data_dir=context["data_dir"])
     info = hopkins_metadata()[cell["sequence"]]
@@ -152,4 +147,4 @@ def _stats(errors, times):
             "error_pct_median": scored.median(), "time_fit_s_mean": times.mean()}
 
 
-EXPERIMENT = Experiment(tasks=tasks, trial=trial, summary=summary, check=check)
+EXPERIMENT = Experiment(tasks=sequence_tasks, trial=trial, summary=summary, check=check)

@@ -1,10 +1,10 @@
 """Figure:runtime_wrt_cores (docs/protocol.md 3.11): time of the column-parallel solvers vs cores.
 
 N = 1000 (N_i = 200), D = 500; the same data set for every core count. "c cores" means
-BLAS limited to c threads (threadpoolctl) and, for estimators with an `n_jobs` parameter,
-n_jobs = c (the MATLAB code varied its parfor pool size). Each method is first fitted once,
-untimed, on a small slice, so worker start-up is not timed (MATLAB's pool was opened
-before its tic).
+BLAS and numba's compiled kernels limited to c threads and, for estimators with an `n_jobs`
+parameter, n_jobs = c (the MATLAB code varied its parfor pool size). Each method is first
+fitted once, untimed, on a small slice, so worker start-up is not timed (MATLAB's pool was
+opened before its tic).
 """
 
 import os
@@ -19,6 +19,7 @@ from ._runner import (
     data_seed,
     fit_method,
     method_seed,
+    numba_threads,
     summarise_by,
     trial_seed,
     warm_up,
@@ -45,7 +46,7 @@ def trial(context, cell, trial, seed):
                              random_state=data_seed(shared))[:2]
     cores = cell["cores"]
     rows = []
-    with threadpool_limits(limits=cores):
+    with threadpool_limits(limits=cores), numba_threads(cores):
         for name, method_cfg in context["methods"].items():
             params = {"n_jobs": cores} if accepts(method_cfg, "n_jobs") else {}
             warm_up(name, method_cfg, X, y, **params)

@@ -9,6 +9,7 @@ from sklearn.linear_model import Lasso, OrthogonalMatchingPursuit
 
 from baselines import GFS, GSC, SSC, SSSC, TSC
 from baselines._omp import omp_all_points
+from baselines._ssc_kernels import extrapolate, prox_gradient_rows, sparse_rows_product
 from baselines._ssc_solvers import ssc_fista
 from baselines.gsc import nearest_subspace_neighbours
 from baselines.sssc import class_residual_labels, in_sample_affinity
@@ -54,6 +55,44 @@ def test_ssc_matches_sklearn_lasso(shape, solver, column_wise, positive):
         assert Z.min() >= 0
     ours = _lasso_objective(X, Z, 0.1)
     np.testing.assert_array_less((ours - reference) / reference, 1e-4)
+
+
+@pytest.mark.parametrize("positive", [True, False])
+def test_ssc_fused_passes_match_numpy(positive):
+    """The compiled FISTA passes against the numpy expressions they replace, on a subset of
+    rows (the backtracking case) with other rows left untouched."""
+    rng = np.random.default_rng(0)
+    n, r = 40, 7
+    G, J, B = rng.standard_normal((n, n)), rng.standard_normal((n, n)), rng.standard_normal((n, r))
+    rho, lam = rng.uniform(1.0, 3.0, n), 0.3
+    rows = np.array([1, 5, 6, 30])
+    self_cols = rows + 2
+    C, T = np.full((n, n), 7.0), np.full((n, n), 7.0)
+    lin, sq, l1 = np.full(n, 7.0), np.full(n, 7.0), np.full(n, 7.0)
+    nnz = prox_gradient_rows(G, J, rho, lam, positive, rows, self_cols, C, T, lin, sq, l1)
+
+    V = J[rows] - G[rows] / rho[rows, None]
+    t = (lam / rho[rows])[:, None]
+    want = np.maximum(V - t, 0) if positive else np.sign(V) * np.maximum(np.abs(V) - t, 0)
+    want[np.arange(len(rows)), self_cols] = 0.0
+    np.testing.assert_allclose(C[rows], want, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(T[rows], want - J[rows], rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(lin[rows], ((want - J[rows]) * G[rows]).sum(axis=1), rtol=1e-10)
+    np.testing.assert_allclose(sq[rows], ((want - J[rows]) ** 2).sum(axis=1), rtol=1e-10)
+    np.testing.assert_allclose(l1[rows], np.abs(want).sum(axis=1), rtol=1e-10)
+    assert nnz == np.count_nonzero(want)
+    others = np.setdiff1d(np.arange(n), rows)
+    assert np.all(C[others] == 7.0) and np.all(lin[others] == 7.0)
+
+    C[rows[0], ::2] = 0.0
+    out = np.full((n, r), 7.0)
+    sparse_rows_product(C, rows, B, out)
+    np.testing.assert_allclose(out[rows], C[rows] @ B, rtol=1e-12, atol=1e-12)
+    assert np.all(out[others] == 7.0)
+    beta = rng.uniform(0, 1, n)
+    out = np.empty((n, n))
+    extrapolate(C, J, beta, out)
+    np.testing.assert_allclose(out, C + beta[:, None] * (C - J), rtol=1e-12, atol=1e-12)
 
 
 def test_ssc_column_wise_matches_batched_kssc_fista():
