@@ -1,19 +1,26 @@
 """The coefficient step's speed beside the machine's float64 GEMM rate.
 
-N = 20,000 points of 5 random 5-dimensional subspaces in D = 321 (`bench_kssc.tir_scale_data`),
+N = 20,000 points (--n) of 5 random 5-dimensional subspaces in D = 321 (`bench_kssc.tir_scale_data`),
 their k = 20 and k = 50 nearest neighbours, lam = 0.1, each solver. The flops counted per point
 are the Gram matrix, 2 k^2 D, plus 2 k^2 per solver iteration (one dense k x k product; the
 kernels skip the zeros of sparse iterates, so they do less) and k^3 for ADMM's inverse. The
 first call also loads (or, on a fresh machine, compiles) the numba kernels; its time is
-printed apart.
+printed apart. Then the relaxed solver at k = 20 for N / 4 to 2 N (linear in N).
+
+Run: make bench (or python benchmarks/bench_coefficients.py). Prints the tables and writes
+them to results/bench_coefficients.csv (sidecar: versions, load average); asserts nothing.
 """
 
+import argparse
+import os
 import time
 import warnings
+from pathlib import Path
 
 import numba
 import numpy as np
-from bench_kssc import tir_scale_data
+import pandas as pd
+from bench_kssc import REPO, tir_scale_data
 from sklearn.exceptions import ConvergenceWarning
 
 from kssc import ADMM
@@ -40,9 +47,25 @@ def flops(k, d, n_iter, solver):
     return np.sum(2 * k**2 * d + 2 * k**2 * n_iter + setup)
 
 
-def main():
+def timed(X, indices, solver):
+    start = time.perf_counter()
+    _, n_iter, _ = kssc_coefficients(X, indices, 0.1, solver=solver,
+                                     positive=not isinstance(solver, ADMM))
+    return time.perf_counter() - start, n_iter
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=20_000,
+                        help="points of the solver table; the N sweep runs N/4, N/2, N, 2N")
+    parser.add_argument("--output", type=Path,
+                        default=REPO / "results" / "bench_coefficients.csv")
+    args = parser.parse_args(argv)
+    from experiments import _io
+
+    started, begin = _io.now(), time.perf_counter()
     warnings.simplefilter("ignore", ConvergenceWarning)
-    X, _ = tir_scale_data(20_000, seed=1)
+    X, _ = tir_scale_data(args.n, seed=1)
     X /= np.linalg.norm(X, axis=1, keepdims=True)
     ceiling = gemm_gflops()
     print(f"float64 GEMM (2000 x 2000 np.dot): {ceiling:.1f} GFLOP/s; "
@@ -52,17 +75,29 @@ def main():
         kssc_coefficients(X[:50], nearest_neighbours(X[:50], 5, normalize=False)[0], 0.1,
                           solver=solver)
     print(f"first calls (load or compile the kernels): {time.perf_counter() - start:.1f} s\n")
-    print("   k  solver    time (s)  mean iter  GFLOP/s  / GEMM")
-    for k in (20, 50):
-        indices, _ = nearest_neighbours(X, k, normalize=False)
-        for name, solver in SOLVERS.items():
-            start = time.perf_counter()
-            _, n_iter, _ = kssc_coefficients(X, indices, 0.1, solver=solver,
-                                             positive=not isinstance(solver, ADMM))
-            elapsed = time.perf_counter() - start
-            rate = flops(k, X.shape[1], n_iter, solver) / elapsed / 1e9
-            print(f"  {k:2d}  {name:8s}  {elapsed:8.2f}  {n_iter.mean():9.1f}  {rate:7.1f}"
-                  f"  {rate / ceiling:6.2f}")
+    print("       N   k  solver    time (s)  mean iter  GFLOP/s  / GEMM")
+    rows = []
+    plan = [(args.n, k, name) for k in (20, 50) for name in SOLVERS]
+    plan += [(n, 20, "relaxed") for n in (args.n // 4, args.n // 2, 2 * args.n)]
+    for n, k, name in plan:
+        Xn = X if n == args.n else tir_scale_data(n, seed=1)[0]
+        Xn = Xn / np.linalg.norm(Xn, axis=1, keepdims=True)
+        indices, _ = nearest_neighbours(Xn, k, normalize=False)
+        elapsed, n_iter = timed(Xn, indices, SOLVERS[name])
+        rate = flops(k, Xn.shape[1], n_iter, SOLVERS[name]) / elapsed / 1e9
+        print(f"  {n:6d}  {k:2d}  {name:8s}  {elapsed:8.2f}  {n_iter.mean():9.1f}  "
+              f"{rate:7.1f}  {rate / ceiling:6.2f}")
+        rows.append({"n_samples": n, "ambient_dim": Xn.shape[1], "n_neighbors": k,
+                     "solver": name, "time_s": elapsed, "us_per_point": 1e6 * elapsed / n,
+                     "mean_iter": n_iter.mean(), "gflops": rate, "vs_gemm64": rate / ceiling,
+                     "load_average": round(os.getloadavg()[0], 2)})
+    config = {"experiment": {"name": "bench_coefficients", "lam": 0.1,
+                             "numba_threads": numba.get_num_threads()}}
+    _io.write_csv(pd.DataFrame(rows), args.output)
+    _io.write_meta(config, args.output.with_suffix(".meta.json"), fingerprint=None,
+                   started=started, wall_time=time.perf_counter() - begin,
+                   extra={"gemm64_gflops": ceiling, "load_average_end": os.getloadavg()})
+    print(f"wrote {args.output}")
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ Usage: python -m experiments.readme [--check] [--results DIR] [--readme FILE]
 """
 
 import argparse
+import json
 import math
 import os
 import re
@@ -118,11 +119,67 @@ def _with_interval(digits, sign=""):
     return fmt
 
 
+def _versus_ssc_columns(ssc, kssc):
+    """Our SSC's and k-SSC's mean error with 95 % intervals, and their paired difference."""
+    return [
+        ("our SSC [95 % interval]", mean_interval("error_pct"), _with_interval(2),
+         {"method": ssc}),
+        ("k-SSC [95 % interval]", mean_interval("error_pct"), _with_interval(2),
+         {"method": kssc}),
+        ("k-SSC - SSC [95 % interval]", versus_ssc("error_pct"), _with_interval(2, "+"),
+         {"method": kssc}),
+    ]
+
+
+def _variant_columns(variant):
+    """A variant's mean error with its 95 % interval, median and paired difference to SSC."""
+    within = {"variant": variant}
+    return [
+        (f"{variant}: mean [95 % interval]", mean_interval("error_pct"), _with_interval(1),
+         within),
+        (f"{variant}: median", "error_pct_median", "{:.1f}", within),
+        (f"{variant}: minus SSC [95 % interval]", versus_ssc("error_pct"),
+         _with_interval(1, "+"), within),
+    ]
+
+
+def sidecar_table(results_dir):
+    """One row per experiment with results: the profile, trials and wall time of the run that
+    wrote them (from its sidecar, results/<name>.meta.json)."""
+    rows = []
+    for path in sorted(Path(results_dir).glob("*.meta.json")):
+        meta = json.loads(path.read_text())
+        config = meta.get("config") or {}
+        if meta.get("fingerprint") is None:  # benchmarks, not experiments
+            continue
+        rows.append({"experiment": meta["experiment"],
+                     "profile": (config.get("profile") or {}).get("name", "?"),
+                     "trials": config.get("experiment", {}).get("trials"),
+                     "wall_time_min": meta["wall_time_s"] / 60,
+                     "revision": (meta.get("git_revision") or "?")[:7]})
+    if not rows:
+        raise BlockError(f"no sidecar in {results_dir}")
+    return pd.DataFrame(rows)
+
+
 # One dict per README block. Columns: (header, CSV column or function, format, row filter).
 BLOCKS = {
-    "scale": {
-        "csv": "scale_table", "where": {"method": "kssc"}, "index": ["n_samples"],
+    "provenance": {
+        "table": sidecar_table, "index": ["experiment"],
         "columns": [
+            ("experiment", "experiment", "`{}`", None),
+            ("profile", "profile", "{}", None),
+            ("trials per cell", "trials", "{:.0f}", None),
+            ("wall time", "wall_time_min", "{:.1f} min", None),
+            ("revision", "revision", "{}", None),
+        ],
+    },
+    "scale": {
+        "csv": "scale_table", "where": {"method": ["kssc", "kssc_generic"]},
+        "index": ["method", "n_samples"],
+        "columns": [
+            ("setting", "method", {"kssc": "the paper's", "kssc_generic": "defaults"}.get,
+             None),
             ("N", "n_samples", "{:,.0f}", None),
             ("neighbours", "time_neighbours_s_median", "{:.1f} s", None),
             ("coefficients", "time_coefficients_s_median", "{:.1f} s", None),
@@ -138,12 +195,7 @@ BLOCKS = {
         "columns": [
             ("Hopkins 155 (mean error %)", "group", "{}", None),
             ("sequences", "n_sequences", "{:.0f}", {"method": "ssc_tuned"}),
-            ("our SSC [95 % interval]", mean_interval("error_pct"), _with_interval(2),
-             {"method": "ssc_tuned"}),
-            ("k-SSC [95 % interval]", mean_interval("error_pct"), _with_interval(2),
-             {"method": "kssc_tuned"}),
-            ("k-SSC - SSC [95 % interval]", versus_ssc("error_pct"), _with_interval(2, "+"),
-             {"method": "kssc_tuned"}),
+            *_versus_ssc_columns("ssc_tuned", "kssc_tuned"),
             ("k-SSC, range over seeds", seed_range, "{:.2f}-{:.2f}", {"method": "kssc_tuned"}),
             ("published SSC", published("hopkins155", "ssc_tuned"), "{:g}", None),
             ("SSC time (s / seq.)", "time_fit_s_mean", "{:.2f}", {"method": "ssc_tuned"}),
@@ -155,12 +207,7 @@ BLOCKS = {
         "columns": [
             ("Yale B subjects (mean error %)", "n_subjects", "{}", None),
             ("draws", "n_trials", "{:.0f}", {"method": "ssc_tuned"}),
-            ("our SSC [95 % interval]", mean_interval("error_pct"), _with_interval(2),
-             {"method": "ssc_tuned"}),
-            ("k-SSC [95 % interval]", mean_interval("error_pct"), _with_interval(2),
-             {"method": "kssc_tuned"}),
-            ("k-SSC - SSC [95 % interval]", versus_ssc("error_pct"), _with_interval(2, "+"),
-             {"method": "kssc_tuned"}),
+            *_versus_ssc_columns("ssc_tuned", "kssc_tuned"),
             ("published SSC", published("yale_subjects", "ssc_tuned"), "{:g}", None),
             ("SSC time (s)", "time_fit_s_mean", "{:.1f}", {"method": "ssc_tuned"}),
             ("k-SSC time (s)", "time_fit_s_mean", "{:.1f}", {"method": "kssc_tuned"}),
@@ -176,6 +223,37 @@ BLOCKS = {
             ("CPU time / k-SSC's", "cpu_ratio_to_kssc", "{:.1f}", None),
             ("error %", "error", "{:.2f}", None),
             ("load average at start", "load_start", "{:.1f}", None),
+        ],
+    },
+    "bench_kssc": {
+        "csv": "bench_kssc", "index": ["data", "call"],
+        "columns": [
+            ("N", "n_samples", "{:,}", None),
+            ("D", "ambient_dim", "{}", None),
+            ("call", "call", "{}", None),
+            ("neighbours", "time_neighbours_s", "{:.2f} s", None),
+            ("coefficients", "time_coefficients_s", "{:.2f} s", None),
+            ("spectral", "time_spectral_s", "{:.2f} s", None),
+            ("total", "time_fit_s", "{:.2f} s", None),
+            ("peak RSS", "rss_peak_gib", "{:.2f} GiB", None),
+            ("error", "error_pct", "{:.2f} %", None),
+            ("neighbours / GEMM rate", "neighbours_vs_ceiling", "{:.2f}", None),
+            ("coefficients / GEMM rate", "coefficients_vs_ceiling", "{:.2f}", None),
+            ("load average", "load_average", "{:.1f}", None),
+        ],
+    },
+    "bench_coefficients": {
+        "csv": "bench_coefficients", "index": ["n_samples", "n_neighbors", "solver"],
+        "columns": [
+            ("N", "n_samples", "{:,}", None),
+            ("k", "n_neighbors", "{}", None),
+            ("solver", "solver", "{}", None),
+            ("time", "time_s", "{:.2f} s", None),
+            ("us / point", "us_per_point", "{:.1f}", None),
+            ("mean iterations", "mean_iter", "{:.0f}", None),
+            ("GFLOP/s", "gflops", "{:.1f}", None),
+            ("/ GEMM rate", "vs_gemm64", "{:.2f}", None),
+            ("load average", "load_average", "{:.1f}", None),
         ],
     },
     "digits": {
@@ -194,16 +272,8 @@ BLOCKS = {
         "csv": "yale_table", "index": ["method"],
         "columns": [
             ("Yale B, 3 subjects (error %)", "method", label, None),
-            ("faithful: mean [95 % interval]", mean_interval("error_pct"), _with_interval(1),
-             {"variant": "faithful"}),
-            ("faithful: median", "error_pct_median", "{:.1f}", {"variant": "faithful"}),
-            ("faithful: minus SSC [95 % interval]", versus_ssc("error_pct"),
-             _with_interval(1, "+"), {"variant": "faithful"}),
-            ("clean: mean [95 % interval]", mean_interval("error_pct"), _with_interval(1),
-             {"variant": "clean"}),
-            ("clean: median", "error_pct_median", "{:.1f}", {"variant": "clean"}),
-            ("clean: minus SSC [95 % interval]", versus_ssc("error_pct"),
-             _with_interval(1, "+"), {"variant": "clean"}),
+            *_variant_columns("faithful"),
+            *_variant_columns("clean"),
             ("paper: mean", paper("yale", "error_pct_mean"), "{:.1f}", None),
             ("paper: median", paper("yale", "error_pct_median"), "{:.1f}", None),
         ],
@@ -332,10 +402,15 @@ def render(text, results_dir=RESULTS_DIR, blocks=None, conf_dir=None):
         try:
             if name not in blocks:
                 raise BlockError(f"no block {name!r} in experiments/readme.py")
-            path = Path(results_dir) / f"{blocks[name]['csv']}.csv"
-            if not path.exists():
-                raise BlockError(f"{path} missing")
-            body = render_block(blocks[name], pd.read_csv(path), conf_dir=conf_dir)
+            spec = blocks[name]
+            if "table" in spec:
+                table = spec["table"](results_dir)
+            else:
+                path = Path(results_dir) / f"{spec['csv']}.csv"
+                if not path.exists():
+                    raise BlockError(f"{path} missing")
+                table = pd.read_csv(path)
+            body = render_block(spec, table, conf_dir=conf_dir)
         except BlockError as error:
             errors[name] = str(error)
             return match.group(0)

@@ -45,3 +45,18 @@ def test_bench_peers_runs_every_method_and_writes_csv_and_figure(tmp_path, monke
     assert frame.loc[frame.method == "kssc", "time_ratio_to_kssc"].item() == 1.0
     assert output.is_file() and figure.is_file()
     assert (tmp_path / "peers.meta.json").is_file()
+
+
+@pytest.mark.parametrize("name", ["bench_kssc", "bench_coefficients"])
+def test_speed_benchmarks_write_their_table(name, tmp_path):
+    pd = pytest.importorskip("pandas")
+    output = tmp_path / f"{name}.csv"
+    _load(name).main(["--n", "600", "--output", str(output)])
+    frame = pd.read_csv(output)
+    assert output.with_suffix(".meta.json").is_file()
+    if name == "bench_kssc":
+        assert list(frame["call"]) == ["first", "second"]
+        assert (frame["error_pct"] == 0).all() and (frame["time_fit_s"] > 0).all()
+    else:
+        assert set(frame["solver"]) == {"relaxed", "exact", "ADMM"}
+        assert sorted(frame["n_samples"].unique()) == [150, 300, 600, 1200]
