@@ -23,6 +23,7 @@ import pandas as pd
 from kssc.datasets import load_hopkins_sequence
 from kssc.datasets.hopkins import hopkins_metadata
 
+from ._bootstrap import bootstrap_mean, bootstrap_paired_difference
 from ._hopkins155 import sequence_tasks
 from ._runner import Experiment, fit_methods
 
@@ -130,21 +131,33 @@ def summary(frame, exp):
                                                         times.loc[test, SELECTED])})
     groups = [("2 motions", info["n_motions"] == 2), ("3 motions", info["n_motions"] == 3),
               ("all", info["n_motions"].notna())]
+    ssc = next((m for m in others if m.startswith("ssc")), None)
     for scope, mask in groups:
         names = mask[mask].index
         for method in [SELECTED, *others, *exp["grid"]]:
+            reference = errors.loc[names, ssc] if ssc not in (None, method) else None
             rows.append({"scope": scope, "method": method,
                          "chosen": "per fold" if method == SELECTED else "",
                          "n_sequences": len(names),
-                         **_stats(errors.loc[names, method], times.loc[names, method])})
+                         **_stats(errors.loc[names, method], times.loc[names, method],
+                                  reference)})
     return pd.DataFrame(rows)
 
 
-def _stats(errors, times):
-    """Error statistics with a failed fit (NaN) scored as 100 %, as the selection scores it."""
+def _stats(errors, times, ssc=None):
+    """Error statistics with a failed fit (NaN) scored as 100 %, as the selection scores it:
+    the mean's 95 % bootstrap interval over sequences and, given SSC's errors on the same
+    sequences, the paired difference to them."""
     scored = errors.fillna(100.0)
-    return {"n_failed": int(errors.isna().sum()), "error_pct_mean": scored.mean(),
-            "error_pct_median": scored.median(), "time_fit_s_mean": times.mean()}
+    interval = bootstrap_mean(scored.to_numpy())
+    out = {"n_failed": int(errors.isna().sum()), "error_pct_mean": scored.mean(),
+           "error_pct_ci_low": interval["low"], "error_pct_ci_high": interval["high"],
+           "error_pct_median": scored.median(), "time_fit_s_mean": times.mean()}
+    if ssc is not None:
+        diff = bootstrap_paired_difference(scored.to_numpy(), ssc.fillna(100.0).to_numpy())
+        out.update(error_pct_vs_ssc_mean=diff["mean"], error_pct_vs_ssc_low=diff["low"],
+                   error_pct_vs_ssc_high=diff["high"])
+    return out
 
 
 EXPERIMENT = Experiment(tasks=sequence_tasks, trial=trial, summary=summary, check=check)

@@ -284,10 +284,9 @@ BLOCKS = {
         "columns": [
             ("Hopkins 155, out of fold (error %)", "scope", "{}", None),
             ("sequences", "n_sequences", "{:.0f}", {"method": "kssc_cv"}),
-            ("k-SSC chosen by CV: mean", "error_pct_mean", "{:.2f}", {"method": "kssc_cv"}),
-            ("median", "error_pct_median", "{:.2f}", {"method": "kssc_cv"}),
-            ("our SSC: mean", "error_pct_mean", "{:.2f}", {"method": "ssc_tuned"}),
-            ("median", "error_pct_median", "{:.2f}", {"method": "ssc_tuned"}),
+            *_versus_ssc_columns("ssc_tuned", "kssc_cv"),
+            ("k-SSC median", "error_pct_median", "{:.2f}", {"method": "kssc_cv"}),
+            ("SSC median", "error_pct_median", "{:.2f}", {"method": "ssc_tuned"}),
             ("k-SSC defaults: mean", "error_pct_mean", "{:.2f}", {"method": "kssc_generic"}),
             ("published SSC", published("hopkins155_cv", "kssc_cv"), "{:g}", None),
             ("k-SSC time (s / seq.)", "time_fit_s_mean", "{:.2f}", {"method": "kssc_cv"}),
@@ -310,8 +309,7 @@ BLOCKS = {
         "columns": [
             ("Yale B, groups 2-4 (error %)", "n_subjects", "{} subjects", None),
             ("combinations", "n_trials", "{:.0f}", {"method": "kssc_selected"}),
-            ("k-SSC, chosen on group 1", "error_pct_mean", "{:.2f}", {"method": "kssc_selected"}),
-            ("our SSC", "error_pct_mean", "{:.2f}", {"method": "ssc_tuned"}),
+            *_versus_ssc_columns("ssc_tuned", "kssc_selected"),
             ("k-SSC defaults", "error_pct_mean", "{:.2f}", {"method": "kssc_generic"}),
             ("published SSC", published("yale_grouped", "kssc_selected"), "{:g}", None),
             ("k-SSC time (s)", "time_fit_s_mean", "{:.1f}", {"method": "kssc_selected"}),

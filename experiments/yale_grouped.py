@@ -24,6 +24,7 @@ import pandas as pd
 from kssc.datasets import yaleb_subject_images
 from kssc.datasets.yaleb import SUBJECTS
 
+from ._bootstrap import bootstrap_mean, bootstrap_paired_difference
 from ._runner import Experiment, fit_methods
 
 SELECTED = "kssc_selected"
@@ -97,18 +98,32 @@ def summary(frame, exp):
     frame = pd.concat([selected, frame], ignore_index=True)
     frame = frame.assign(scope=np.where(frame["group"] == exp["selection_group"],
                                         "selection group", "scored groups"))
+    # One error per combination (mean over its trials), failed fits scored 100 %.
+    per_combination = (frame.assign(error_pct=frame["error_pct"].fillna(100.0))
+                       .groupby(["scope", "n_subjects", "method", "subjects"], sort=False)
+                       ["error_pct"].mean())
+    ssc = next((m for m in exp["compare"] if m.startswith("ssc")), None)
     rows = []
     for (scope, n, method), part in frame.groupby(["scope", "n_subjects", "method"], sort=False):
         err = part["error_pct"].fillna(100.0)
+        mine = per_combination.loc[(scope, n, method)]
+        interval = bootstrap_mean(mine.to_numpy())
+        paired = {}
+        if ssc not in (None, method) and (scope, n, ssc) in per_combination.index.droplevel(3):
+            theirs = per_combination.loc[(scope, n, ssc)].reindex(mine.index)
+            diff = bootstrap_paired_difference(mine.to_numpy(), theirs.to_numpy())
+            paired = {"error_pct_vs_ssc_mean": diff["mean"], "error_pct_vs_ssc_low": diff["low"],
+                      "error_pct_vs_ssc_high": diff["high"]}
         rows.append({"scope": scope, "n_subjects": n, "method": method,
                      "chosen": chosen if method == SELECTED else "",
                      "selection_error_pct_mean": means.get(method, means.get(chosen))
                      if method in (SELECTED, *exp["grid"]) else np.nan,
                      "n_groups": part["group"].nunique(), "n_trials": len(part),
                      "n_failed": int(part["error_pct"].isna().sum()),
-                     "error_pct_mean": err.mean(), "error_pct_median": err.median(),
+                     "error_pct_mean": err.mean(), "error_pct_ci_low": interval["low"],
+                     "error_pct_ci_high": interval["high"], "error_pct_median": err.median(),
                      "error_pct_std": err.std(ddof=1),
-                     "time_fit_s_mean": part["time_fit_s"].mean()})
+                     "time_fit_s_mean": part["time_fit_s"].mean(), **paired})
     table = pd.DataFrame(rows)
     order = {"selection group": 1, "scored groups": 0}
     return table.sort_values(["scope", "n_subjects"], key=lambda c: c.map(order)
