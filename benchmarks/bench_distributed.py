@@ -9,8 +9,11 @@ largest sample inside its window. Afterwards a linear model, seconds = a + b * N
 is fitted by least squares on the 1-worker rows and its predictions printed
 (docs/scaling.md).
 
-    python benchmarks/bench_distributed.py --n 25000 50000 --workers 1 2 --out /tmp/bench.csv
-    python benchmarks/bench_distributed.py --rows /tmp/bench.csv   # the model only
+    python benchmarks/bench_distributed.py --n 100000 300000 1000000 --workers 1 2
+    python benchmarks/bench_distributed.py --rows results/bench_distributed.csv  # model only
+
+The measured rows go to results/bench_distributed.csv (--output) with a sidecar (versions,
+revision, load average at the end).
 """
 
 import argparse
@@ -19,10 +22,12 @@ import os
 import tempfile
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 
 STAGES = ("neighbours", "coefficients", "spectral")
+REPO = Path(__file__).resolve().parents[1]
 
 
 def _rss():
@@ -140,12 +145,16 @@ def main(argv=None):
     parser.add_argument("--n", type=int, nargs="+", default=[100_000])
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", help="CSV of the measured rows")
+    parser.add_argument("--output", type=Path, default=REPO / "results" / "bench_distributed.csv",
+                        help="CSV of the measured rows (a sidecar .meta.json beside it)")
     parser.add_argument("--rows", help="model the rows of this CSV instead of measuring")
     args = parser.parse_args(argv)
     if args.rows:
         report_model(pd.read_csv(args.rows).to_dict("records"))
         return
+    from experiments import _io
+
+    started, begin = _io.now(), time.perf_counter()
     rows = []
     with tempfile.TemporaryDirectory() as folder:
         for n in args.n:
@@ -159,9 +168,16 @@ def main(argv=None):
                 rows.append(run_one(path, y, n, workers, args.seed))
                 print(rows[-1], flush=True)
     frame = pd.DataFrame(rows)
-    if args.out:
-        frame.to_csv(args.out, index=False)
+    output = args.output
+    _io.write_csv(frame, output)
+    config = {"experiment": {"name": "bench_distributed", "n": args.n, "workers": args.workers,
+                             "seed": args.seed, "setting": "kssc.distributed.fit defaults, "
+                             "approximate search, 10 clusters"}}
+    _io.write_meta(config, output.with_suffix(".meta.json"), fingerprint=None, started=started,
+                   wall_time=time.perf_counter() - begin,
+                   extra={"load_average_end": os.getloadavg()})
     print(frame.to_string(index=False))
+    print(f"wrote {output}")
     if len({r["n_samples"] for r in rows if r["workers"] == 1}) > 1:
         report_model(rows)
 

@@ -7,6 +7,8 @@ import time
 
 import numpy as np
 import pytest
+import scipy.linalg
+import scipy.sparse.linalg
 
 pytest.importorskip("dask", reason="needs the optional extra: pip install 'kssc[distributed]'")
 distributed = pytest.importorskip(
@@ -18,8 +20,12 @@ from distributed.diagnostics.plugin import SchedulerPlugin  # noqa: E402
 from kssc import KSSC, clustering_error, nearest_neighbours  # noqa: E402
 from kssc import distributed as kd  # noqa: E402
 from kssc.datasets import make_union_of_subspaces  # noqa: E402
+from kssc.distributed import _blocks as kd_blocks  # noqa: E402
+from kssc.distributed import _eigen  # noqa: E402
+from kssc.distributed import _spectral as kd_spectral  # noqa: E402
 from kssc.estimator import PAPER_SETTING  # noqa: E402
 from kssc.representation import coefficients_to_sparse  # noqa: E402
+from kssc.spectral import _normalized_affinity as normalized_affinity  # noqa: E402
 
 PARAMS = {"n_neighbors": 8, "random_state": 0}
 # The single-machine fit with the model the distributed fit runs (the paper's).
@@ -61,6 +67,48 @@ def test_exact_fit_matches_the_single_machine_fit(client):
     assert clustering_error(serial.labels_, labels) == 0.0
     assert spread.neighbor_recall_ is None
     assert set(spread.timings_) >= {"neighbours", "coefficients", "spectral", "total"}
+
+
+def test_rayleigh_ritz_solves_the_generalised_eigenproblem():
+    rng = np.random.RandomState(0)
+    S = rng.randn(50, 9)
+    A = rng.randn(50, 50)
+    A = A + A.T
+    G, H = S.T @ S, S.T @ A @ S
+    values, C = _eigen.rayleigh_ritz(G, H, 3)
+    reference = scipy.linalg.eigh(H, G, eigvals_only=True)[::-1][:3]
+    np.testing.assert_allclose(values, reference, rtol=1e-10)
+    np.testing.assert_allclose(C.T @ G @ C, np.eye(3), atol=1e-10)
+    np.testing.assert_allclose(H @ C, G @ C * values, atol=1e-8)
+
+
+def test_lobpcg_on_row_blocks_matches_arpack_on_the_ncut_matrix(client):
+    X, _ = _data(seed=2)
+    serial = KSSC(n_clusters=3, **SERIAL).fit(X)
+    W = serial.affinity_matrix_.tocsr()
+    bounds = np.array([0, 100, 250, 360])
+    spans = list(zip(bounds[:-1], bounds[1:], strict=True))
+    blocks = kd_blocks.RowBlocks(client.scatter([W[a:b] for a, b in spans]), bounds)
+    # Degrees computed independently of the distributed code: thresholded row sums + 1.
+    thresholded = W.copy()
+    thresholded.data[thresholded.data <= 1e-6] = 0.0
+    degrees = np.asarray(thresholded.sum(axis=1)).ravel() + 1.0
+    degree_blocks = kd_blocks.RowBlocks(
+        client.scatter([degrees[a:b] for a, b in spans]), bounds)
+    operator, moved_rows = kd_spectral.ncut_operator(client, blocks, degree_blocks)
+    assert 0 < moved_rows <= 360 * 2
+    # Six start vectors for three wanted: the guard vectors that the fit also uses.
+    start = client.scatter([np.random.RandomState(b).uniform(-1, 1, (n, 6))
+                            for b, n in enumerate(np.diff(bounds))])
+    values, vectors, converged, _ = _eigen.lobpcg(client, operator, start, 3, 1e-8, 500)
+    assert converged
+    P, _ = normalized_affinity(W)
+    reference, basis = scipy.sparse.linalg.eigsh(P, k=3, which="LA")
+    np.testing.assert_allclose(values, reference[::-1], atol=1e-9)
+    V = np.concatenate(client.gather(vectors))
+    # The same invariant subspace: the projection of V onto the reference basis keeps V.
+    np.testing.assert_allclose(basis @ (basis.T @ V), V, atol=1e-6)
+    np.testing.assert_allclose(V.T @ V, np.eye(3), atol=1e-8)
 
 
 @pytest.mark.slow

@@ -38,7 +38,8 @@ class DistributedKSSC:
         "total" (wall clock on the client).
     shuffle_bytes_ : dict
         Bytes each shuffle moves between blocks: "rows_by_list" (approximate search only),
-        "neighbour_rows", "transpose".
+        "neighbour_rows", "transpose", and "eigen_halo" (the rows of LOBPCG's iterate all
+        its products moved).
     n_features_in_ : int
         Number of features of X.
     """
@@ -138,8 +139,8 @@ def fit(X, n_clusters, *, n_neighbors=20, lam=0.1, lam_mode="absolute", solver="
     max_iter : int, default=200
         Solver iteration cap.
     random_state : int, RandomState instance or None, default=None
-        Seeds the index, the eigensolver, the discretisation and the recall sample, drawn
-        in the order `KSSC.fit` draws them (the same seed gives the same answer).
+        Seeds the index, the eigensolver's start (one seed per block), the discretisation
+        and the recall sample (the same seed gives the same answer).
     client : distributed.Client or None, default=None
         The cluster's client; None uses the current one (``distributed.get_client()``).
 
@@ -205,9 +206,10 @@ def fit(X, n_clusters, *, n_neighbors=20, lam=0.1, lam_mode="absolute", solver="
     if n_clusters == 1:
         labels = RowBlocks([client.submit(np.zeros, b - a, dtype=np.int64)
                             for a, b in U.spans()], bounds)
+        shuffled["eigen_halo"] = 0
     else:
-        vectors = _spectral.ncut_embedding(client, W, degrees, n_clusters, rng)
-        labels = _spectral.discretize(client, vectors, bounds, rng)
+        labels, shuffled["eigen_halo"] = _spectral.ncut_labels(client, W, degrees, n_clusters,
+                                                                rng)
     wait(labels.futures)
     done = perf_counter()
     recall = (None if algorithm == "exact"

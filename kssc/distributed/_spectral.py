@@ -3,29 +3,32 @@
 Z's row blocks are transposed by a shuffle of (row, column, |value|) triples to the blocks
 owning the columns, giving W = |Z| + |Z|^T as row blocks. The N-Cut matrix
 P = D^-1/2 (W + 0.5 I) D^-1/2 (entries below 1e-6 dropped, d = row sums + 1, docs/protocol.md
-1.7) is built per block, entry for entry as `kssc.spectral._normalized_affinity` builds it;
-LOBPCG runs on the client with a LinearOperator whose products P V (a block of
-n_clusters vectors) are computed by the blocks; its start block is the start vector of
-`kssc.spectral.top_eigenvectors` and its cyclic shifts. Yu and Shi's
-discretisation then runs on the row blocks of the embedding, the client keeping only
-p x p matrices.
+1.7) is built per block, entry for entry as `kssc.spectral._normalized_affinity` builds it,
+with its columns renumbered to the halo of rows the block touches. LOBPCG (`_eigen`) runs
+with its iterate in row blocks on the workers, from a uniform random start block drawn per
+block; Yu and Shi's discretisation then runs on the row blocks of the embedding. The client
+keeps only p x p matrices and the per-block bookkeeping, never an n-vector.
 """
-
-import warnings
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import svd
-from scipy.sparse.linalg import LinearOperator, lobpcg
+from sklearn.exceptions import ConvergenceWarning
 
-from ._blocks import RowBlocks, part
+from .._warnings import warn_caller
+from . import _eigen
+from ._blocks import RowBlocks, gather_rows, part
 
 _OFFSET = 0.5
 _THRESHOLD = 1e-6
-# LOBPCG on blocks of n_clusters vectors: one round trip to the workers per iteration, about
-# 3 times fewer than ARPACK's single-vector products on N-Cut matrices (docs/scaling.md).
+# LOBPCG on blocks of n_clusters vectors: one halo exchange between the workers per
+# iteration, about 3 times fewer than ARPACK's single-vector products (docs/scaling.md).
 _TOL = 1e-8
 _MAX_ITER = 500
+# Extra start vectors (guards): they speed up the wanted vectors' convergence (N = 20,000 of
+# the scale data, 10 clusters: 82 iterations with none, 62 with 4, 55 with 10), for work
+# per iteration growing with the block's width (4 is the fastest of the three).
+_GUARDS = 4
 
 
 def z_block(indices, coef, n):
@@ -64,21 +67,44 @@ def affinity_block(Z, start, stop, *pieces):
     return W, sums, int((np.diff(W.indptr) == 0).sum())
 
 
-def ncut_block(W, start, degrees):
-    """Row block of P = D^-1/2 (W + 0.5 I) D^-1/2, built as `_normalized_affinity` builds P."""
+def ncut_pattern(W, start, bounds):
+    """Block rows of W + 0.5 I (entries below the threshold dropped) and the columns they
+    touch, cut by the block owning them: (matrix, [local rows in block c for every c])."""
     n_b, n = W.shape
     W = W.copy()
     W.data[np.abs(W.data) <= _THRESHOLD] = 0.0
     W.eliminate_zeros()
     own = sp.csr_matrix((np.full(n_b, _OFFSET), (np.arange(n_b), np.arange(start, start + n_b))),
                         shape=(n_b, n))
-    scale = 1.0 / np.sqrt(degrees)
-    return (sp.diags(scale[start:start + n_b]) @ (W + own) @ sp.diags(scale)).tocsr()
+    W = (W + own).tocsr()
+    cols = np.unique(W.indices)
+    cuts = np.searchsorted(cols, bounds)
+    return W, [cols[a:b] - bounds[c] for c, (a, b) in enumerate(zip(cuts[:-1], cuts[1:],
+                                                                     strict=True))]
 
 
-def matvec_block(P, v):
-    """One block's rows of P v."""
-    return P @ v
+def ncut_block(W, own_degrees, *halo_degrees):
+    """Row block of P = D^-1/2 (W + 0.5 I) D^-1/2 with columns numbered by its halo."""
+    cols, compact = np.unique(W.indices, return_inverse=True)
+    W = sp.csr_matrix((W.data, compact.ravel(), W.indptr), shape=(W.shape[0], cols.size))
+    column_scale = 1.0 / np.sqrt(np.concatenate(halo_degrees))
+    return (sp.diags(1.0 / np.sqrt(own_degrees)) @ W @ sp.diags(column_scale)).tocsr()
+
+
+def start_block(n_rows, n_vectors, seed):
+    """A block of LOBPCG's start: uniform on [-1, 1], drawn from this block's seed."""
+    return np.random.RandomState(seed).uniform(-1.0, 1.0, (n_rows, n_vectors))
+
+
+def column_squares(V, degrees):
+    """D^-1/2 V of this block and its squared column norms."""
+    V = V / np.sqrt(degrees)[:, None]
+    return V, np.einsum("ij,ij->j", V, V)
+
+
+def scale_columns(V, factors):
+    """V with column j multiplied by factors[j]."""
+    return V * factors
 
 
 def unit_embedding(vectors):
@@ -88,8 +114,8 @@ def unit_embedding(vectors):
 
 
 def accumulate(V, cumulative, r):
-    """cumulative + |V r|, and the block's smallest entry with its row: (new, min, row)."""
-    cumulative = cumulative + np.abs(V @ r)
+    """cumulative + |V r| (None: zeros), the block's smallest entry and its row."""
+    cumulative = np.abs(V @ r) if cumulative is None else cumulative + np.abs(V @ r)
     i = int(np.argmin(cumulative))
     return cumulative, float(cumulative[i]), V[i]
 
@@ -103,8 +129,8 @@ def assign_block(V, R):
 
 
 def affinity(client, indices, coef):
-    """W's row blocks, every row's thresholded degree sum (client), isolated points, and the
-    bytes the transpose shuffle moves."""
+    """W's row blocks, the blocks of every row's degree (thresholded row sum + 1), the number
+    of isolated points, and the bytes the transpose shuffle moves."""
     n = indices.n_rows
     spans = indices.spans()
     Z = [client.submit(z_block, i, c, n)
@@ -116,9 +142,10 @@ def affinity(client, indices, coef):
     built = [client.submit(affinity_block, z, start, stop, *pieces[b])
              for b, (z, (start, stop)) in enumerate(zip(Z, spans, strict=True))]
     W = RowBlocks([part(client, w, 0) for w in built], indices.bounds)
-    sums = np.concatenate(client.gather([part(client, w, 1) for w in built]))
+    degrees = RowBlocks([client.submit(np.add, part(client, w, 1), 2.0 * _OFFSET)
+                         for w in built], indices.bounds)
     isolated = sum(client.gather([part(client, w, 2) for w in built]))
-    return W, sums + 2.0 * _OFFSET, isolated, moved
+    return W, degrees, isolated, moved
 
 
 def _minimum(step):
@@ -129,34 +156,108 @@ def _triple_bytes(pieces):
     return sum(a.nbytes for piece in pieces for a in piece)
 
 
+def ncut_operator(client, W, degrees):
+    """P's row blocks (`ncut_block`) as a halo operator, and the rows of the iterate one
+    product moves between blocks (halo rows owned by another block)."""
+    bounds = W.bounds
+    patterns = [client.submit(ncut_pattern, w, start, bounds)
+                for w, (start, _) in zip(W.futures, W.spans(), strict=True)]
+    locals_ = [part(client, pattern, 1) for pattern in patterns]
+    sizes = client.gather([client.submit(_sizes, local) for local in locals_])
+    halo, blocks = [], []
+    for b, (pattern, local) in enumerate(zip(patterns, locals_, strict=True)):
+        pieces = [(c, part(client, local, c)) for c in np.flatnonzero(sizes[b])]
+        halo_degrees = [client.submit(_eigen.take, degrees.futures[c], rows)
+                        for c, rows in pieces]
+        blocks.append(client.submit(ncut_block, part(client, pattern, 0), degrees.futures[b],
+                                    *halo_degrees))
+        halo.append(pieces)
+    sizes = np.array(sizes)
+    return _eigen.HaloOperator(blocks, halo), int(sizes.sum() - np.trace(sizes))
+
+
+def _sizes(local):
+    return np.array([rows.size for rows in local])
+
+
+def ncut_labels(client, W, degrees, n_clusters, rng):
+    """N-Cut labels as row blocks of W's partition, and the bytes LOBPCG's products moved.
+
+    W and the degrees are first merged into one row block per worker thread (consecutive
+    blocks, each group placed on its own worker): an iteration then costs a few tasks per
+    group and per pair of groups, however finely X was partitioned."""
+    grouped, grouped_degrees, cuts = _group_blocks(client, W, degrees)
+    vectors, moved = ncut_embedding(client, grouped, grouped_degrees, n_clusters, rng)
+    labels = discretize(client, vectors, rng)
+    blocks = []
+    for g, (a, b) in enumerate(zip(cuts[:-1], cuts[1:], strict=True)):
+        offset = W.bounds[a]
+        blocks += [client.submit(_rows, labels.futures[g], start - offset, stop - offset)
+                   for start, stop in W.spans()[a:b]]
+    return RowBlocks(blocks, W.bounds), moved
+
+
+def _group_blocks(client, W, degrees):
+    workers = list(client.scheduler_info()["workers"])
+    n_groups = min(len(W.futures), max(1, sum(client.nthreads().values())))
+    cuts = np.linspace(0, len(W.futures), n_groups + 1).round().astype(int)
+    grouped, grouped_degrees = [], []
+    for g, (a, b) in enumerate(zip(cuts[:-1], cuts[1:], strict=True)):
+        where = {"workers": [workers[g % len(workers)]], "allow_other_workers": True}
+        grouped.append(client.submit(_stack_rows, *W.futures[a:b], **where))
+        grouped_degrees.append(client.submit(_concatenate, *degrees.futures[a:b], **where))
+    return (RowBlocks(grouped, W.bounds[cuts]), RowBlocks(grouped_degrees, W.bounds[cuts]),
+            cuts)
+
+
+def _stack_rows(*blocks):
+    return sp.vstack(blocks, format="csr")
+
+
+def _concatenate(*blocks):
+    return np.concatenate(blocks)
+
+
+def _rows(block, start, stop):
+    return block[start:stop]
+
+
 def ncut_embedding(client, W, degrees, n_clusters, rng):
-    """N-Cut eigenvectors D^-1/2 v (norm sqrt(n), first entry negative), as kssc.spectral."""
+    """N-Cut eigenvectors D^-1/2 v as row blocks (norm sqrt(n), first entry negative), as
+    `kssc.spectral.ncut_embedding`, and the bytes LOBPCG's products moved between blocks;
+    warns when LOBPCG stops short of its tolerance."""
     n = W.n_rows
-    P = [client.submit(ncut_block, w, start, degrees)
-         for w, (start, _) in zip(W.futures, W.spans(), strict=True)]
+    operator, moved_rows = ncut_operator(client, W, degrees)
+    seeds = rng.randint(np.iinfo(np.int32).max, size=len(W.futures))
+    width = min(n_clusters + _GUARDS, n)
+    start = [client.submit(start_block, b - a, width, seed)
+             for (a, b), seed in zip(W.spans(), seeds, strict=True)]
+    _, vectors, converged, n_iter = _eigen.lobpcg(client, operator, start, n_clusters, _TOL,
+                                                  _MAX_ITER)
+    if not converged:
+        warn_caller(f"the N-Cut eigenvectors did not reach the residual tolerance {_TOL:g} in "
+                    f"{n_iter} LOBPCG iterations; the labels may be unreliable.",
+                    ConvergenceWarning)
+    steps = [client.submit(column_squares, v, d)
+             for v, d in zip(vectors, degrees.futures, strict=True)]
+    norms = np.sqrt(sum(client.gather([part(client, s, 1) for s in steps])))
+    V = [part(client, s, 0) for s in steps]
+    first = client.submit(_eigen.take, V[0], 0).result()
+    factors = np.sqrt(n) / norms * np.where(first > 0, -1.0, 1.0)
+    moved = moved_rows * width * 8 * (n_iter + 2)
+    return RowBlocks([client.submit(scale_columns, v, factors) for v in V], W.bounds), moved
 
-    def matmat(V):
-        return np.concatenate(client.gather([client.submit(matvec_block, p, V) for p in P]))
 
-    operator = LinearOperator((n, n), matvec=matmat, matmat=matmat, dtype=np.float64)
-    v0 = rng.uniform(-1.0, 1.0, n)
-    start = np.column_stack([np.roll(v0, j) for j in range(n_clusters)])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        values, vectors = lobpcg(operator, start, largest=True, tol=_TOL, maxiter=_MAX_ITER)
-    vectors = vectors[:, np.argsort(values)[::-1]] / np.sqrt(degrees)[:, None]
-    vectors *= np.sqrt(n) / np.linalg.norm(vectors, axis=0)
-    return vectors * np.where(vectors[0] > 0, -1.0, 1.0)
-
-
-def discretize(client, vectors, bounds, rng, max_iter=20):
+def discretize(client, vectors, rng, max_iter=20):
     """Yu and Shi's discretisation (`kssc.spectral.discretize`) on row blocks: label blocks."""
-    n, p = vectors.shape
-    V = [client.submit(unit_embedding, vectors[a:b]) for a, b in zip(bounds[:-1], bounds[1:],
-                                                                    strict=True)]
+    n, bounds = vectors.n_rows, vectors.bounds
+    V = RowBlocks([client.submit(unit_embedding, v) for v in vectors.futures], bounds)
+    first = gather_rows(client, V, [rng.randint(n)])[0]
+    p = first.size
     R = np.zeros((p, p))
-    R[:, 0] = unit_embedding(vectors[[rng.randint(n)]])[0]
-    cumulative = [np.zeros(b - a) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    R[:, 0] = first
+    V = V.futures
+    cumulative = [None] * len(V)
     for j in range(1, p):
         steps = [client.submit(accumulate, v, c, R[:, j - 1])
                  for v, c in zip(V, cumulative, strict=True)]

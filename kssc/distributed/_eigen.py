@@ -1,0 +1,161 @@
+"""LOBPCG whose iterate lives in row blocks on the workers; the client holds small matrices only.
+
+Knyazev's LOBPCG for the largest eigenpairs of a symmetric operator given as row blocks.
+Every n-row quantity (the iterate X, the residuals R, the search directions P and their
+products with the operator) stays where its block lives; the client receives the
+m x m Gram matrices of S = [X, R, P] and of S against its product (m <= 3 p for p vectors),
+solves the Rayleigh-Ritz problem and sends back the m x p coefficients. A product A V moves
+only a halo: block b receives, from every block c, the rows of V at the columns of b's
+operator rows that c owns (`HaloOperator`).
+
+The Rayleigh-Ritz step orthonormalises S through its Gram matrix with the columns scaled to
+unit norm, dropping directions whose Gram eigenvalue falls below `_CUTOFF` times the largest
+(R and P become nearly dependent as the iteration converges); products with the operator
+are updated implicitly, as in scipy's `lobpcg`.
+"""
+
+import numpy as np
+import scipy.linalg
+
+_CUTOFF = 1e-12
+
+
+def take(block, local):
+    """Rows `local` of a block."""
+    return block[local]
+
+
+def take_residual(checked, local):
+    """Rows `local` of a block's residual (`residual`'s first output)."""
+    return checked[0][local]
+
+
+def halo_product(operator_block, *pieces):
+    """One block's rows of A V from the halo rows of V, in the operator's column order."""
+    return operator_block @ np.concatenate(pieces)
+
+
+def _width(block):
+    return block.shape[1]
+
+
+def residual(state, values):
+    """R = A X - X diag(values) of this block's state (X, A X, P, A P)."""
+    X, AX = state[0], state[1]
+    return (AX - X * values,)
+
+
+def grams(state, checked, AR):
+    """S^T S and S^T (A S) of this block, S = [X, R, P] (P omitted while None)."""
+    S, AS = _basis(state, checked, AR)
+    return S.T @ S, S.T @ AS
+
+
+def update(state, checked, AR, C):
+    """The next state: P = [R, P] C' (C' = C less its first block of rows), X = X C_x + P,
+    and their products with the operator, updated the same way."""
+    X, AX, P, AP = state
+    p = C.shape[1]
+    if checked is None:
+        return X @ C, AX @ C, None, None
+    R, C_r = checked[0], C[p:2 * p]
+    P, AP = (R @ C_r, AR @ C_r) if P is None else (R @ C_r + P @ C[2 * p:],
+                                                 AR @ C_r + AP @ C[2 * p:])
+    return X @ C[:p] + P, AX @ C[:p] + AP, P, AP
+
+
+def _basis(state, checked, AR):
+    X, AX, P, AP = state
+    if checked is None:
+        return X, AX
+    if P is None:
+        return np.hstack([X, checked[0]]), np.hstack([AX, AR])
+    return np.hstack([X, checked[0], P]), np.hstack([AX, AR, AP])
+
+
+def rayleigh_ritz(G, H, p):
+    """Largest p Ritz values (descending) and coefficients C (C^T G C = I) of the pencil (H, G)."""
+    H = (H + H.T) / 2.0
+    scale = np.sqrt(np.diag(G))
+    keep = scale > 0
+    scale, G, H = scale[keep], G[np.ix_(keep, keep)], H[np.ix_(keep, keep)]
+    G = G / scale[:, None] / scale[None, :]
+    H = H / scale[:, None] / scale[None, :]
+    gram_values, gram_vectors = scipy.linalg.eigh(G)
+    kept = gram_values > _CUTOFF * gram_values[-1]
+    basis = gram_vectors[:, kept] / np.sqrt(gram_values[kept])
+    values, vectors = scipy.linalg.eigh(basis.T @ H @ basis)
+    top = np.argsort(values)[::-1][:p]
+    C = np.zeros((keep.size, top.size))
+    C[keep] = (basis @ vectors[:, top]) / scale[:, None]
+    return values[top], C
+
+
+class HaloOperator:
+    """A symmetric n x n operator as row blocks whose columns are renumbered to their halo.
+
+    Parameters
+    ----------
+    blocks : list of distributed.Future
+        Block b's rows, a CSR matrix whose column j is the j-th global column block b
+        touches, in increasing order.
+    halo : list of list of (int, distributed.Future)
+        For block b, the (owner c, local row indices in c) of those columns, in c's order;
+        only owners with at least one column appear.
+    """
+
+    def __init__(self, blocks, halo):
+        self.blocks, self.halo = blocks, halo
+
+    def matmat(self, client, V, take_rows=take):
+        """Row blocks of A V for V given as row blocks (futures; `take_rows(V[c], local)`
+        extracts the rows of V[c] that a block needs)."""
+        return [client.submit(halo_product, block,
+                              *[client.submit(take_rows, V[c], local) for c, local in pieces])
+                for block, pieces in zip(self.blocks, self.halo, strict=True)]
+
+
+def lobpcg(client, operator, start, n_wanted, tol, max_iter):
+    """The `n_wanted` largest eigenpairs of `operator`, from the row blocks `start` (futures of
+    n_b x m, m >= n_wanted: the extra vectors speed up the convergence of the wanted ones).
+
+    Returns
+    -------
+    values : ndarray of shape (n_wanted,)
+        Ritz values, descending.
+    X : list of distributed.Future
+        Row blocks of the orthonormal Ritz vectors (n_b x n_wanted).
+    converged : bool
+        Whether the wanted residual norms reached `tol` within `max_iter` iterations.
+    n_iter : int
+        Iterations run (one product with the operator each, and one to start).
+    """
+
+    width = client.submit(_width, start[0]).result()
+    AX = operator.matmat(client, start)
+    states = [client.submit(tuple, [x, a, None, None]) for x, a in zip(start, AX, strict=True)]
+    blocks = [None] * len(states)
+    G, H = _summed_grams(client, states, blocks, blocks)
+    values, C = rayleigh_ritz(G, H, width)
+    states = [client.submit(update, state, None, None, C) for state in states]
+    for n_iter in range(max_iter + 1):
+        checked = [client.submit(residual, state, values) for state in states]
+        AR = operator.matmat(client, checked, take_rows=take_residual)
+        G, H = _summed_grams(client, states, checked, AR)
+        norms = np.sqrt(np.diag(G)[width:width + n_wanted])
+        if norms.max() <= tol or n_iter == max_iter:
+            X = [client.submit(_leading, state, n_wanted) for state in states]
+            return values[:n_wanted], X, bool(norms.max() <= tol), n_iter
+        values, C = rayleigh_ritz(G, H, width)
+        states = [client.submit(update, state, c, a, C)
+                  for state, c, a in zip(states, checked, AR, strict=True)]
+
+
+def _summed_grams(client, states, checked, AR):
+    parts = client.gather([client.submit(grams, state, c, a)
+                           for state, c, a in zip(states, checked, AR, strict=True)])
+    return sum(g for g, _ in parts), sum(h for _, h in parts)
+
+
+def _leading(state, n_columns):
+    return state[0][:, :n_columns]
