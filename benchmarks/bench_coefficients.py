@@ -1,7 +1,8 @@
 """The coefficient step's speed beside the machine's float64 GEMM rate.
 
-N = 20,000 points (--n) of 5 random 5-dimensional subspaces in D = 321 (`bench_kssc.tir_scale_data`),
-their k = 20 and k = 50 nearest neighbours, lam = 0.1, each solver. The flops counted per point
+N = 20,000 points (--n) of 5 random 5-dimensional subspaces in D = 321
+(`bench_kssc.tir_scale_data`), their k = 20 and k = 50 nearest neighbours, lam = 0.1, each
+solver. The flops counted per point
 are the Gram matrix, 2 k^2 D, plus 2 k^2 per solver iteration (one dense k x k product; the
 kernels skip the zeros of sparse iterates, so they do less) and k^3 for ADMM's inverse. The
 first call also loads (or, on a fresh machine, compiles) the numba kernels; its time is

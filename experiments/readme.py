@@ -1,6 +1,7 @@
 """Fill README.md's result tables from the committed summary tables (results/<name>_table.csv).
 
-README.md marks each generated table with a pair of comments,
+README.md (and docs/scaling.md: `DOCUMENTS`) marks each generated table with a pair of
+comments,
 
     <!-- table: scale -->
     ...generated Markdown table...
@@ -19,6 +20,7 @@ Not part of any experiment's fingerprint: it only reads the results. The suite c
 the end when it wrote the committed results/.
 
 Usage: python -m experiments.readme [--check] [--results DIR] [--readme FILE]
+(without --readme: every file of `DOCUMENTS`)
 (--check writes nothing and exits 1 naming the stale blocks and those it cannot render)
 """
 
@@ -38,6 +40,7 @@ from .conventions import label
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
+DOCUMENTS = (README, ROOT / "docs" / "scaling.md")
 RESULTS_DIR = ROOT / "results"
 CONF_DIR = ROOT / "conf" / "experiment"
 MISSING = "-"
@@ -86,6 +89,16 @@ def seed_range(key, group, conf_dir=None):
     """Cell source: the range of the per-seed means (hopkins155's trial means)."""
     row = group.iloc[0]
     return (row["error_pct_trial_mean_min"], row["error_pct_trial_mean_max"])
+
+
+def stage_rss(key, group, conf_dir=None):
+    """Cell source: the peak worker RSS of each stage (bench_distributed)."""
+    row = group.iloc[0]
+    return tuple(row[f"rss_{stage}_gib"] for stage in ("neighbours", "coefficients", "spectral"))
+
+
+def _megabytes(value):
+    return f"{value / 1e6:,.0f} MB"
 
 
 def mean_interval(value):
@@ -220,6 +233,7 @@ BLOCKS = {
             ("method", "method", "{}", None),
             ("CPU time (s)", "cpu_s", "{:.1f}", None),
             ("wall time (s)", "time_s", "{:.1f}", None),
+            ("wall time / k-SSC's", "time_ratio_to_kssc", "{:.1f}", None),
             ("CPU time / k-SSC's", "cpu_ratio_to_kssc", "{:.1f}", None),
             ("error %", "error", "{:.2f}", None),
             ("load average at start", "load_start", "{:.1f}", None),
@@ -239,6 +253,27 @@ BLOCKS = {
             ("error", "error_pct", "{:.2f} %", None),
             ("neighbours / GEMM rate", "neighbours_vs_ceiling", "{:.2f}", None),
             ("coefficients / GEMM rate", "coefficients_vs_ceiling", "{:.2f}", None),
+            ("load average", "load_average", "{:.1f}", None),
+        ],
+    },
+    "bench_distributed": {
+        "csv": "bench_distributed", "index": ["n_samples", "workers"],
+        "columns": [
+            ("N", "n_samples", "{:,}", None),
+            ("workers", "workers", "{}", None),
+            ("blocks", "blocks", "{}", None),
+            ("neighbours", "time_neighbours_s", "{:.1f} s", None),
+            ("coefficients", "time_coefficients_s", "{:.1f} s", None),
+            ("spectral", "time_spectral_s", "{:.1f} s", None),
+            ("total", "time_total_s", "{:.1f} s", None),
+            ("peak worker RSS: neighbours / coefficients / spectral", stage_rss,
+             "{:.2f} / {:.2f} / {:.2f} GiB", None),
+            ("by list", "shuffle_rows_by_list_bytes", _megabytes, None),
+            ("neighbour rows", "shuffle_neighbour_rows_bytes", _megabytes, None),
+            ("transpose", "shuffle_transpose_bytes", _megabytes, None),
+            ("eigen halo", "shuffle_eigen_halo_bytes", _megabytes, None),
+            ("recall", "recall", "{:.3f}", None),
+            ("error", "error_pct", "{:.2f} %", None),
             ("load average", "load_average", "{:.1f}", None),
         ],
     },
@@ -454,9 +489,13 @@ def main(argv=None):
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 if a block is stale or cannot be rendered")
     parser.add_argument("--results", default=str(RESULTS_DIR))
-    parser.add_argument("--readme", default=str(README))
+    parser.add_argument("--readme", help="the one file to fill (default: all of DOCUMENTS)")
     args = parser.parse_args(argv)
-    stale, errors = update(args.readme, args.results, check=args.check)
+    stale, errors = [], {}
+    for document in [args.readme] if args.readme else DOCUMENTS:
+        found, failed = update(document, args.results, check=args.check)
+        stale += found
+        errors.update(failed)
     for name, error in errors.items():
         print(f"readme: block {name!r} not rendered: {error}", file=sys.stderr)
     if args.check:

@@ -60,3 +60,19 @@ def test_speed_benchmarks_write_their_table(name, tmp_path):
     else:
         assert set(frame["solver"]) == {"relaxed", "exact", "ADMM"}
         assert sorted(frame["n_samples"].unique()) == [150, 300, 600, 1200]
+
+
+def test_distributed_model_recovers_a_linear_cost_and_divides_it_by_workers():
+    bench = _load("bench_distributed")
+    rows = [{"n_samples": n, "workers": 1, **{f"time_{stage}_s": 2.0 + 3e-5 * n * (i + 1)
+                                              for i, stage in enumerate(bench.STAGES)}}
+            for n in (10_000, 40_000, 90_000)]
+    rows.append({**rows[0], "workers": 2, "time_spectral_s": 1e9})  # not a 1-worker row
+    model = bench.fit_model(rows)
+    for i, stage in enumerate(bench.STAGES):
+        np.testing.assert_allclose(model[stage], [2.0, 3e-5 * (i + 1)], rtol=1e-9)
+    predicted = bench.predict(model, 10**6, 4)
+    assert predicted["neighbours"] == pytest.approx(2.0 + 30.0 / 4)
+    bound = bench.shuffle_bound(1000, 1)
+    assert bound["eigen_halo per iteration"] == 0  # one worker: no halo crosses
+    assert bound["transpose"] == 1000 * 20 * 16

@@ -4,8 +4,9 @@ Needs the optional extra: ``pip install 'kssc[distributed]'``.
 
 `fit` runs every stage on row blocks of a dask array: neighbours (exact by block pairs, or a
 faiss IVF index split by inverted list), coefficients (each block gathers only its
-neighbours' rows), the affinity (a shuffle transposes Z) and N-Cut (LOBPCG whose products
-run on the workers, discretisation on row blocks). docs/scaling.md has the measurements.
+neighbours' rows), the affinity (a shuffle transposes Z) and N-Cut (LOBPCG with its iterate
+in row blocks on the workers, discretisation on row blocks): the spectral step sends the
+client no array with a row per point. docs/scaling.md has the measurements.
 """
 
 from ._blocks import read_npy

@@ -7,7 +7,7 @@ P = D^-1/2 (W + 0.5 I) D^-1/2 (entries below 1e-6 dropped, d = row sums + 1, doc
 with its columns renumbered to the halo of rows the block touches. LOBPCG (`_eigen`) runs
 with its iterate in row blocks on the workers, from a uniform random start block drawn per
 block; Yu and Shi's discretisation then runs on the row blocks of the embedding. The client
-keeps only p x p matrices and the per-block bookkeeping, never an n-vector.
+keeps only small matrices and the per-block bookkeeping, no array with a row per point.
 """
 
 import numpy as np
