@@ -93,18 +93,20 @@ def run_one(path, y, n, workers, seed):
     return row
 
 
-def fit_model(rows):
-    """Per stage (a, b) of seconds = a + b * N, least squares over the 1-worker rows.
+def fit_model(rows, quantity="time_{}_s"):
+    """Per stage (a, b) of quantity = a + b * N (seconds, or with "rss_{}_gib" the peak worker
+    RSS in GiB), least squares over the 1-worker rows.
 
-    `predict` divides every stage's N-proportional work by the number of workers: the
+    `predict` divides every stage's N-proportional part by the number of workers: the
     neighbour and coefficient tasks are per block with no shared state, and LOBPCG's
     iterate is in row blocks (one group per worker), the client solving m x m problems
-    only. Network time is not modelled: `shuffle_bound` gives the bytes each shuffle moves.
+    only; a worker's memory holds its share of the blocks. Network time is not modelled:
+    `shuffle_bound` gives the bytes each shuffle moves.
     """
     ones = [r for r in rows if r["workers"] == 1]
     x = np.array([r["n_samples"] for r in ones], dtype=float)
     design = np.column_stack([np.ones_like(x), x])
-    return {stage: np.linalg.lstsq(design, np.array([r[f"time_{stage}_s"] for r in ones]),
+    return {stage: np.linalg.lstsq(design, np.array([r[quantity.format(stage)] for r in ones]),
                                    rcond=None)[0] for stage in STAGES}
 
 
@@ -119,23 +121,27 @@ def shuffle_bound(n, workers, dim=64, k=20, n_probe=20, n_clusters=10):
 
 
 def predict(model, n, workers):
-    """Predicted seconds per stage for n points on `workers` workers."""
+    """Predicted seconds (or GiB per worker) per stage for n points on `workers` workers."""
     return {stage: a + b * n / workers for stage, (a, b) in model.items()}
 
 
 def report_model(rows):
     """Print the fitted model and its predictions for 10^8 and 10^9 points."""
-    model = fit_model(rows)
-    print("model (1-worker rows): seconds = a + b * N")
-    for stage, (a, b) in model.items():
-        print(f"  {stage}: a = {a:.1f} s, b = {b * 1e6:.0f} s per 10^6 points")
+    model, memory = fit_model(rows), fit_model(rows, "rss_{}_gib")
+    print("model (1-worker rows): seconds = a + b * N; peak worker RSS = a + b * N / workers")
+    for stage in STAGES:
+        (a, b), (m, r) = model[stage], memory[stage]
+        print(f"  {stage}: a = {a:.1f} s, b = {b * 1e6:.0f} s per 10^6 points; "
+              f"RSS a = {m:.2f} GiB, b = {r * 1e6:.2f} GiB per 10^6 points")
     for n in (10**8, 10**9):
         for workers in (16, 128):
-            stages = predict(model, n, workers)
+            times = ", ".join(f"{stage} {t / 3600:.1f} h"
+                              for stage, t in predict(model, n, workers).items())
+            peak = max(predict(memory, n, workers).values())
             volume = ", ".join(f"{name} <= {v / 2**40:.2f} TiB"
                                for name, v in shuffle_bound(n, workers).items())
-            times = ", ".join(f"{stage} {t / 3600:.1f} h" for stage, t in stages.items())
-            print(f"prediction N = {n:.0e}, {workers} workers: {times}; shuffles {volume}")
+            print(f"prediction N = {n:.0e}, {workers} workers: {times}; peak worker RSS "
+                  f"{peak:.0f} GiB; shuffles {volume}")
 
 
 def main(argv=None):

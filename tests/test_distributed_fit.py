@@ -111,7 +111,21 @@ def test_lobpcg_on_row_blocks_matches_arpack_on_the_ncut_matrix(client):
     np.testing.assert_allclose(V.T @ V, np.eye(3), atol=1e-8)
 
 
-@pytest.mark.slow
+def test_lobpcg_on_row_blocks_survives_a_basis_wider_than_the_matrix(client):
+    """12 rows, 6 start vectors: [X, R, P] has up to 18 columns, so Rayleigh-Ritz must drop
+    dependent directions (and may return fewer than 6 vectors) without failing."""
+    rng = np.random.RandomState(0)
+    A = rng.randn(12, 12)
+    A = scipy.sparse.csr_matrix(A + A.T)
+    halo = [[(0, client.scatter(np.arange(5))), (1, client.scatter(np.arange(7)))]] * 2
+    operator = _eigen.HaloOperator(client.scatter([A[:5], A[5:]]), halo)
+    start = client.scatter([rng.uniform(-1, 1, (5, 6)), rng.uniform(-1, 1, (7, 6))])
+    values, vectors, converged, _ = _eigen.lobpcg(client, operator, start, 3, 1e-8, 100)
+    assert converged
+    np.testing.assert_allclose(values, np.linalg.eigvalsh(A.toarray())[::-1][:3], atol=1e-9)
+    assert np.concatenate(client.gather(vectors)).shape == (12, 3)
+
+
 def test_approximate_fit_agrees_and_reports_recall(client):
     X, y = _data(seed=1)
     serial, spread = _fit_both(client, X, "approximate")
@@ -158,7 +172,6 @@ class _LargestInput(SchedulerPlugin):
         self.scheduler = scheduler
 
 
-@pytest.mark.slow
 def test_workers_with_less_memory_than_x_fit_it(tmp_path):
     """memory_limit below X's size caps what each worker keeps in memory (more is spilled
     to disk); the process limits (pause, terminate) are off because an idle worker process

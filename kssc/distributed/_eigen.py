@@ -52,16 +52,16 @@ def grams(state, checked, AR):
 
 
 def update(state, checked, AR, C):
-    """The next state: P = [R, P] C' (C' = C less its first block of rows), X = X C_x + P,
-    and their products with the operator, updated the same way."""
+    """The next state: P = [R, P] C' (C' = C less its rows for X), X = X C_x + P, and their
+    products with the operator, updated the same way."""
     X, AX, P, AP = state
-    p = C.shape[1]
     if checked is None:
         return X @ C, AX @ C, None, None
-    R, C_r = checked[0], C[p:2 * p]
-    P, AP = (R @ C_r, AR @ C_r) if P is None else (R @ C_r + P @ C[2 * p:],
-                                                 AR @ C_r + AP @ C[2 * p:])
-    return X @ C[:p] + P, AX @ C[:p] + AP, P, AP
+    w = X.shape[1]
+    R, C_x, C_r = checked[0], C[:w], C[w:2 * w]
+    P, AP = (R @ C_r, AR @ C_r) if P is None else (R @ C_r + P @ C[2 * w:],
+                                                 AR @ C_r + AP @ C[2 * w:])
+    return X @ C_x + P, AX @ C_x + AP, P, AP
 
 
 def _basis(state, checked, AR):
@@ -128,15 +128,15 @@ def lobpcg(client, operator, start, n_wanted, tol, max_iter):
     converged : bool
         Whether the wanted residual norms reached `tol` within `max_iter` iterations.
     n_iter : int
-        Iterations run (one product with the operator each, and one to start).
+        Iterations run; the operator was applied n_iter + 2 times (to the start, and to the
+        residual of every iterate, the last one's included).
     """
-
-    width = client.submit(_width, start[0]).result()
     AX = operator.matmat(client, start)
     states = [client.submit(tuple, [x, a, None, None]) for x, a in zip(start, AX, strict=True)]
     blocks = [None] * len(states)
     G, H = _summed_grams(client, states, blocks, blocks)
-    values, C = rayleigh_ritz(G, H, width)
+    values, C = rayleigh_ritz(G, H, client.submit(_width, start[0]).result())
+    width = C.shape[1]  # below the start's width if the start was rank-deficient
     states = [client.submit(update, state, None, None, C) for state in states]
     for n_iter in range(max_iter + 1):
         checked = [client.submit(residual, state, values) for state in states]
@@ -149,6 +149,7 @@ def lobpcg(client, operator, start, n_wanted, tol, max_iter):
         values, C = rayleigh_ritz(G, H, width)
         states = [client.submit(update, state, c, a, C)
                   for state, c, a in zip(states, checked, AR, strict=True)]
+        width = C.shape[1]
 
 
 def _summed_grams(client, states, checked, AR):
