@@ -26,6 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
+from kssc.distributed._spectral import _GUARDS  # LOBPCG's extra vectors
+
 STAGES = ("neighbours", "coefficients", "spectral")
 REPO = Path(__file__).resolve().parents[1]
 
@@ -117,7 +119,8 @@ def shuffle_bound(n, workers, dim=64, k=20, n_probe=20, n_clusters=10):
     copies = min(2 * workers, n_probe)
     return {"rows_by_list": n * ((8 * dim + 16) + copies * (8 * dim + 8 + 8 * n_probe)),
             "neighbour_rows": n * k * (8 * dim + 8), "transpose": n * k * 16,
-            "eigen_halo per iteration": n * min(workers - 1, 2 * k) * (n_clusters + 4) * 8}
+            "eigen_halo per iteration":
+                n * min(workers - 1, 2 * k) * (n_clusters + _GUARDS) * 8}
 
 
 def predict(model, n, workers):
@@ -176,16 +179,15 @@ def main(argv=None):
                 rows.append(run_one(path, y, n, workers, args.seed))
                 print(rows[-1], flush=True)
     frame = pd.DataFrame(rows)
-    output = args.output
-    _io.write_csv(frame, output)
+    _io.write_csv(frame, args.output)
     config = {"experiment": {"name": "bench_distributed", "n": args.n, "workers": args.workers,
                              "seed": args.seed, "setting": "kssc.distributed.fit defaults, "
                              "approximate search, 10 clusters"}}
-    _io.write_meta(config, output.with_suffix(".meta.json"), fingerprint=None, started=started,
-                   wall_time=time.perf_counter() - begin,
+    _io.write_meta(config, args.output.with_suffix(".meta.json"), fingerprint=None,
+                   started=started, wall_time=time.perf_counter() - begin,
                    extra={"load_average_end": os.getloadavg()})
     print(frame.to_string(index=False))
-    print(f"wrote {output}")
+    print(f"wrote {args.output}")
     if len({r["n_samples"] for r in rows if r["workers"] == 1}) > 1:
         report_model(rows)
 

@@ -133,8 +133,8 @@ def lobpcg(client, operator, start, n_wanted, tol, max_iter):
     """
     AX = operator.matmat(client, start)
     states = [client.submit(tuple, [x, a, None, None]) for x, a in zip(start, AX, strict=True)]
-    blocks = [None] * len(states)
-    G, H = _summed_grams(client, states, blocks, blocks)
+    absent = [None] * len(states)  # no residuals or products yet: S = X
+    G, H = _summed_grams(client, states, absent, absent)
     values, C = rayleigh_ritz(G, H, client.submit(_width, start[0]).result())
     width = C.shape[1]  # below the start's width if the start was rank-deficient
     states = [client.submit(update, state, None, None, C) for state in states]
