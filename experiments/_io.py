@@ -109,9 +109,10 @@ def write_meta(cfg, path, *, fingerprint, started, wall_time, extra=None):
 class Checkpoint:
     """Append-only JSON-lines log of finished trials, so a killed run can resume.
 
-    Line 1 is a header holding the config hash; each further line is one finished task
-    (`{"key": ..., "rows": [...]}`), flushed and fsynced as soon as the task ends. A file
-    whose hash differs from the current config's (or `restart=True`) is discarded.
+    Line 1 is a header holding the run's hash (the runner passes the fingerprint: config and
+    code); each further line is one finished task (`{"key": ..., "rows": [...]}`), flushed
+    and fsynced as soon as the task ends. A file whose hash differs from the current one (or
+    `restart=True`) is discarded.
     """
 
     def __init__(self, path, chash, restart=False):

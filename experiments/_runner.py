@@ -46,7 +46,7 @@ from kssc.metrics import clustering_error
 
 from . import _io
 from ._bootstrap import interval_columns
-from ._fingerprint import fingerprint, result_config
+from ._fingerprint import fingerprint
 from .conventions import paper_time
 
 CONF_DIR = _io.REPO_ROOT / "conf"
@@ -410,8 +410,8 @@ def _run_trials(conf, tasks, trial_fn, on_trial):
     name = conf["experiment"]["name"]
     results = results_dir_of(conf)
     context = experiment_context(conf)
-    checkpoint = _io.Checkpoint(results / ".partial" / f"{name}.jsonl",
-                                _io.config_hash(result_config(conf)),
+    # Keyed by the fingerprint, config and code: trials computed by other code never mix in.
+    checkpoint = _io.Checkpoint(results / ".partial" / f"{name}.jsonl", fingerprint(conf),
                                 restart=bool(conf.get("restart")))
     keys = [_task_key(cell, trial) for cell, trial in tasks]
     if len(set(keys)) != len(keys):

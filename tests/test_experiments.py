@@ -173,6 +173,22 @@ def test_changed_config_or_restart_starts_over(tmp_path):
     assert len(ran) == 6
 
 
+def test_changed_code_starts_over(tmp_path, monkeypatch):
+    """A checkpoint written by other code (another code digest) is discarded."""
+    cfg = toy_config(tmp_path)
+
+    def kill_after_two(done):
+        if done == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_toy(cfg, on_trial=kill_after_two)
+    monkeypatch.setattr(_fingerprint, "code_digest", lambda name: "other-code")
+    ran = []
+    run_toy(cfg, on_trial=ran.append)
+    assert len(ran) == 6
+
+
 def test_deterministic_and_parallel_equal_serial(tmp_path):
     serial = run_toy(toy_config(tmp_path / "a"))
     parallel = run_toy(toy_config(tmp_path / "b", "n_jobs=2"))
