@@ -160,7 +160,7 @@ def unit_rows(X, dtype=float):
         rows = np.flatnonzero(zero)
         warn_caller(
             f"{rows.size} point(s) have zero norm (rows {rows[:5].tolist()}): they have no "
-            "direction, get all-zero coefficients and are labelled by the spectral step alone.",
+            "direction, get all-zero coefficients and, isolated, the largest cluster's label.",
             UserWarning,
         )
     return X_unit

@@ -213,6 +213,13 @@ def estimate_n_clusters(W, max_clusters=20, random_state=None):
     return int(np.argmax(gaps[:max_clusters]) + 1)
 
 
+def _linked(W, threshold=1e-6):
+    """Points with at least one affinity above `threshold` to another point."""
+    W = sp.csr_matrix(W)
+    strong = np.asarray((abs(W) > threshold).sum(axis=1)).ravel()
+    return strong - (np.abs(W.diagonal()) > threshold) > 0
+
+
 def _check_graph(W, n_clusters):
     """Warn when W has more connected components than clusters (as spectral_embedding does)."""
     n_components, component = connected_components(W, directed=False)
@@ -250,7 +257,9 @@ def spectral_clustering(W, n_clusters=None, *, assign_labels="discretize", rando
     labels : ndarray of shape (n_samples,)
         Cluster of every point, 0 to n_clusters - 1. A DegenerateFitWarning reports an
         eigen-gap of 1 cluster, more connected components than clusters ("graph is not
-        fully connected") and fewer clusters out than asked.
+        fully connected") and fewer clusters out than asked. Isolated points (no affinity
+        above 1e-6 to another point) are left out of the spectral step and get the label of
+        the largest cluster.
 
     See Also
     --------
@@ -282,7 +291,21 @@ def spectral_clustering(W, n_clusters=None, *, assign_labels="discretize", rando
     if n_clusters == 1:
         return np.zeros(n, dtype=np.int64)
     _check_graph(W, n_clusters)
-    labels = _assign(W, n_clusters, assign_labels, rng)
+    linked = _linked(W)
+    if linked.all() or linked.sum() <= n_clusters:
+        labels = _assign(W, n_clusters, assign_labels, rng)
+    else:
+        # An isolated point is a component of its own: in the N-Cut matrix it adds a unit
+        # eigenvalue, whose eigenvector (its indicator) can displace a cluster's. Cluster the
+        # linked points alone; an isolated point carries no affinity to go by.
+        warn_degenerate(
+            f"{n - linked.sum()} isolated point(s) (no affinity above 1e-6 to another point, "
+            f"first at row(s) {np.flatnonzero(~linked)[:5].tolist()}): they are left "
+            "out of the spectral step and given the largest cluster's label.")
+        labels = np.empty(n, dtype=np.int64)
+        W = sp.csr_matrix(W)
+        labels[linked] = _assign(W[linked][:, linked], n_clusters, assign_labels, rng)
+        labels[~linked] = np.bincount(labels[linked]).argmax()
     found = np.unique(labels).size
     if found < n_clusters:
         warn_degenerate(

@@ -125,15 +125,11 @@ def test_convergence_warning_when_max_iter_hit():
         KSSC(4, n_neighbors=10, max_iter=2, tol=0.0).fit(X)
 
 
-@pytest.mark.parametrize("params", [
-    PAPER_SETTING,
-    {"assign_labels": "njw"},
-    pytest.param({}, marks=pytest.mark.xfail(
-        strict=True, reason="known: the zero-norm point is a degree-0 node, so the N-Cut matrix "
-        "has c + 1 unit eigenvalues and the top c eigenvectors may hold its indicator; with the "
-        "defaults the discretisation then leaves a label empty (25 % error on the rest)")),
-])
+@pytest.mark.parametrize("params", [PAPER_SETTING, {"assign_labels": "njw"}, {}])
 def test_zero_norm_point_is_documented_not_fatal(params):
+    # The zero-norm point is isolated (a degree-0 node): left in, it would add a unit
+    # eigenvalue to the N-Cut matrix whose eigenvector can displace a cluster's (with the
+    # defaults it left a label empty, 25 % error on the rest).
     X, y = union_of_subspaces()
     X[5] = 0.0
     with pytest.warns(UserWarning, match=r"1 point\(s\) have zero norm \(rows \[5\]\)"):
@@ -141,6 +137,7 @@ def test_zero_norm_point_is_documented_not_fatal(params):
     assert model.representation_matrix_[5].nnz == 0
     keep = np.arange(len(y)) != 5
     assert clustering_error(y[keep], model.labels_[keep]) == 0.0
+    assert model.labels_[5] == np.bincount(model.labels_[keep]).argmax()
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from kssc import spectral
+from kssc import DegenerateFitWarning, spectral
 from kssc.metrics import clustering_error
 from kssc.spectral import estimate_n_clusters, spectral_clustering
 
@@ -24,6 +24,21 @@ def test_recovers_blocks(assign_labels):
     W, y = _block_graph([30, 40, 50])
     labels = spectral_clustering(W, 3, assign_labels=assign_labels, random_state=0)
     assert clustering_error(y, labels) == 0.0
+
+
+@pytest.mark.parametrize("assign_labels", ["discretize", "kmeans", "njw"])
+def test_isolated_points_are_left_out_and_join_the_largest_cluster(assign_labels):
+    W, y = _block_graph([30, 40, 50])
+    W = W.toarray()
+    isolated = [3, 77]
+    W[isolated, :] = W[:, isolated] = 0.0
+    W[3, 3] = 1.0  # a self-loop links a point to no other
+    with pytest.warns(DegenerateFitWarning, match="left out of the spectral step"):
+        labels = spectral_clustering(sp.csr_matrix(W), 3, assign_labels=assign_labels,
+                                     random_state=0)
+    linked = np.setdiff1d(np.arange(120), isolated)
+    assert clustering_error(y[linked], labels[linked]) == 0.0
+    assert (labels[isolated] == labels[y == 2][0]).all()  # the 50-point cluster
 
 
 def test_eigengap_estimates_number_of_blocks():
