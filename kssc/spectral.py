@@ -17,10 +17,12 @@ from scipy.linalg import eigh, svd
 from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import eigsh, lobpcg
 from sklearn.cluster import KMeans
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from threadpoolctl import threadpool_limits
 
 from ._validation import warn_degenerate
+from ._warnings import warn_caller
 
 ASSIGN_LABELS = ("discretize", "kmeans", "njw")
 _DENSE_LIMIT = 1000
@@ -101,9 +103,14 @@ def _lobpcg_top(P, n_vectors, rng, tol, max_iter=500):
         preconditioner = pyamg.smoothed_aggregation_solver(shifted).aspreconditioner()
     block = rng.uniform(-1.0, 1.0, (n, n_vectors))
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # "not reaching the requested tolerance"
+        warnings.simplefilter("ignore", UserWarning)  # scipy's own; ours below names the cost
         values, vectors = lobpcg(laplacian, block, M=preconditioner, tol=tol, maxiter=max_iter,
                                  largest=False)
+    residual = np.linalg.norm(laplacian @ vectors - vectors * values, axis=0).max()
+    if residual > tol:
+        warn_caller(f"LOBPCG stopped at residual {residual:.2g} above tol={tol:g} in at most "
+                    f"{max_iter} iterations: the embedding may be inaccurate; raise tol or "
+                    "use solver='arpack'.", ConvergenceWarning)
     # Threaded BLAS sums in a varying order; fix each vector's sign by its largest entry so
     # that a seed gives the same vectors.
     largest = vectors[np.argmax(np.abs(vectors), axis=0), np.arange(vectors.shape[1])]

@@ -1,9 +1,10 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
 
 from kssc import clustering_error
-from kssc.spectral import _normalized_affinity, discretize, top_eigenvectors
+from kssc.spectral import _lobpcg_top, _normalized_affinity, discretize, top_eigenvectors
 
 
 def _block_graph(n_blocks=4, size=150, seed=0):
@@ -50,6 +51,12 @@ def test_lobpcg_path_agrees_with_arpack_in_values_and_labels():
     labels = [discretize(vectors / np.sqrt(degrees)[:, None], 0) for _, vectors in (arpack, lobpcg)]
     truth = np.repeat(np.arange(4), 150)
     assert clustering_error(truth, labels[0]) == clustering_error(truth, labels[1]) == 0
+
+
+def test_lobpcg_path_warns_when_it_stops_short_of_its_tolerance():
+    P, _ = _normalized_affinity(_block_graph(seed=4))
+    with pytest.warns(ConvergenceWarning, match="LOBPCG stopped at residual"):
+        _lobpcg_top(P, 4, np.random.RandomState(0), tol=1e-8, max_iter=1)
 
 
 def test_lobpcg_path_is_deterministic_given_random_state():
