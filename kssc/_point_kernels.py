@@ -103,6 +103,10 @@ def solve_range(lo, hi, method, X, rows, indices, weight, ridge, options, max_it
     gram = np.empty((k, k))
     corr = np.empty(k)
     work = np.empty((6, k + 1))
+    # FISTA's and ADMM's scratch as C-contiguous arrays of their own: a view work[:5, :k]
+    # has a non-contiguous layout that keeps numba from vectorising their k-loops (1.8x
+    # FISTA's time at k = 20, D = 321).
+    fista_work, admm_work = np.empty((5, k)), np.empty((2, k))
     # ADMM's settings and buffers (unused by the other methods).
     outlier = method == ADMM_EACH and options[5] != 0.0
     affine = method == ADMM_EACH and options[4] != 0.0
@@ -116,7 +120,7 @@ def solve_range(lo, hi, method, X, rows, indices, weight, ridge, options, max_it
                 gram[m, m] += ridge[i]
             n_iter[i], converged[i] = fista_point(gram, corr, c, weight[i], positive, options[0],
                                                   max_iter, options[1], options[2], coef[i],
-                                                  work[:5, :k])
+                                                  fista_work)
         elif method == LADMPSAP:
             H[:k, :k] = gram
             H[:k, k] = corr
@@ -138,7 +142,7 @@ def solve_range(lo, hi, method, X, rows, indices, weight, ridge, options, max_it
             for it in range(1, max_iter + 1):
                 gap = admm_step_point(X, rows[i], indices[i], inverse, rhs, weight[i], mu2, gamma,
                                       affine, outlier, positive, z, dual, dual_affine, e, dual_e,
-                                      work[:2, :k], work_d)
+                                      admm_work, work_d)
                 if gap <= tol:
                     n_iter[i], converged[i] = it, True
                     break
