@@ -17,7 +17,7 @@ distributed = pytest.importorskip(
 import dask.array as da  # noqa: E402
 from distributed.diagnostics.plugin import SchedulerPlugin  # noqa: E402
 
-from kssc import KSSC, clustering_error, nearest_neighbours  # noqa: E402
+from kssc import KSSC, DegenerateFitWarning, clustering_error, nearest_neighbours  # noqa: E402
 from kssc import distributed as kd  # noqa: E402
 from kssc.datasets import make_union_of_subspaces  # noqa: E402
 from kssc.distributed import _blocks as kd_blocks  # noqa: E402
@@ -67,6 +67,21 @@ def test_exact_fit_matches_the_single_machine_fit(client):
     assert clustering_error(serial.labels_, labels) == 0.0
     assert spread.neighbor_recall_ is None
     assert set(spread.timings_) >= {"neighbours", "coefficients", "spectral", "total"}
+
+
+def test_isolated_point_gets_the_largest_clusters_label_as_in_kssc(client):
+    X, y = _data(seed=3)
+    X[5] = 0.0  # zero norm: no coefficients to or from it, an isolated point
+    with pytest.warns(DegenerateFitWarning, match="isolated"):
+        serial = KSSC(n_clusters=3, neighbor_algorithm="exact", **SERIAL).fit(X)
+        spread = kd.fit(da.from_array(X, chunks=(180, -1)), 3, neighbor_algorithm="exact",
+                        client=client, **PARAMS)
+    labels = spread.labels_.compute()
+    others = np.arange(360) != 5
+    assert clustering_error(serial.labels_[others], labels[others]) == 0.0
+    # The rule of both: the largest cluster's label (here three of 120: the lowest label).
+    for fitted in (serial.labels_, labels):
+        assert fitted[5] == np.bincount(fitted[others]).argmax()
 
 
 def test_rayleigh_ritz_solves_the_generalised_eigenproblem():

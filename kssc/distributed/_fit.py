@@ -199,17 +199,19 @@ def fit(X, n_clusters, *, n_neighbors=20, lam=0.1, lam_mode="absolute", solver="
         warn_caller(f"{missed} of {n} point(s) reached max_iter={max_iter} in the {solver} "
                     "solver before meeting the tolerance; raise max_iter or tol.",
                     ConvergenceWarning)
-    W, degrees, isolated, shuffled["transpose"] = _spectral.affinity(client, indices, coef)
-    if isolated:
-        warn_degenerate(f"{isolated} of {n} point(s) are isolated (no non-zero coefficient to "
-                        "or from another point): their labels are arbitrary.")
+    W, degrees, isolated, n_isolated, shuffled["transpose"] = _spectral.affinity(
+        client, indices, coef)
+    if n_isolated:
+        warn_degenerate(f"{n_isolated} of {n} point(s) are isolated (no coefficient above 1e-6 "
+                        "to or from another point): they are given the largest cluster's "
+                        "label.")
     if n_clusters == 1:
         labels = RowBlocks([client.submit(np.zeros, b - a, dtype=np.int64)
                             for a, b in U.spans()], bounds)
         shuffled["eigen_halo"] = 0
     else:
-        labels, shuffled["eigen_halo"] = _spectral.ncut_labels(client, W, degrees, n_clusters,
-                                                                rng)
+        labels, shuffled["eigen_halo"] = _spectral.ncut_labels(client, W, degrees, isolated,
+                                                                n_clusters, rng)
     wait(labels.futures)
     done = perf_counter()
     recall = (None if algorithm == "exact"

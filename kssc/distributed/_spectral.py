@@ -52,7 +52,8 @@ def transpose_pieces(Z, start, bounds):
 
 
 def affinity_block(Z, start, stop, *pieces):
-    """Row block of W = |Z| + |Z|^T, its thresholded row sums and its number of isolated rows."""
+    """Row block of W = |Z| + |Z|^T, its thresholded row sums and its isolated rows (local
+    indices of the rows with no entry above the threshold)."""
     cols = np.concatenate([p[0] for p in pieces]) - start
     rows = np.concatenate([p[1] for p in pieces])
     vals = np.concatenate([p[2] for p in pieces])
@@ -64,7 +65,7 @@ def affinity_block(Z, start, stop, *pieces):
     kept.data[np.abs(kept.data) <= _THRESHOLD] = 0.0
     kept.eliminate_zeros()
     sums = np.asarray(abs(kept).sum(axis=1)).ravel()
-    return W, sums, int((np.diff(W.indptr) == 0).sum())
+    return W, sums, np.flatnonzero(np.diff(kept.indptr) == 0)
 
 
 def ncut_pattern(W, start, bounds):
@@ -129,8 +130,8 @@ def assign_block(V, R):
 
 
 def affinity(client, indices, coef):
-    """W's row blocks, the blocks of every row's degree (thresholded row sum + 1), the number
-    of isolated points, and the bytes the transpose shuffle moves."""
+    """W's row blocks, the blocks of every row's degree (thresholded row sum + 1), the blocks
+    of isolated rows (local indices), their number, and the bytes the transpose moves."""
     n = indices.n_rows
     spans = indices.spans()
     Z = [client.submit(z_block, i, c, n)
@@ -144,8 +145,9 @@ def affinity(client, indices, coef):
     W = RowBlocks([part(client, w, 0) for w in built], indices.bounds)
     degrees = RowBlocks([client.submit(np.add, part(client, w, 1), 2.0 * _OFFSET)
                          for w in built], indices.bounds)
-    isolated = sum(client.gather([part(client, w, 2) for w in built]))
-    return W, degrees, isolated, moved
+    isolated = RowBlocks([part(client, w, 2) for w in built], indices.bounds)
+    n_isolated = sum(client.gather([client.submit(len, f) for f in isolated.futures]))
+    return W, degrees, isolated, n_isolated, moved
 
 
 def _minimum(step):
@@ -180,12 +182,14 @@ def _sizes(local):
     return np.array([rows.size for rows in local])
 
 
-def ncut_labels(client, W, degrees, n_clusters, rng):
+def ncut_labels(client, W, degrees, isolated, n_clusters, rng):
     """N-Cut labels as row blocks of W's partition, and the bytes LOBPCG's products moved.
 
     W and the degrees are first merged into one row block per worker thread (consecutive
     blocks, each group placed on its own worker): an iteration then costs a few tasks per
-    group and per pair of groups, however finely X was partitioned."""
+    group and per pair of groups, however finely X was partitioned. Isolated rows (no
+    affinity above the threshold) get the largest cluster's label, as in
+    `kssc.spectral.spectral_clustering`."""
     grouped, grouped_degrees, cuts = _group_blocks(client, W, degrees)
     vectors, moved = ncut_embedding(client, grouped, grouped_degrees, n_clusters, rng)
     labels = discretize(client, vectors, rng)
@@ -194,7 +198,24 @@ def ncut_labels(client, W, degrees, n_clusters, rng):
         offset = W.bounds[a]
         blocks += [client.submit(_rows, labels.futures[g], start - offset, stop - offset)
                    for start, stop in W.spans()[a:b]]
+    counts = client.gather([client.submit(_linked_counts, b, i, n_clusters)
+                            for b, i in zip(blocks, isolated.futures, strict=True)])
+    largest = int(np.argmax(sum(counts)))
+    blocks = [client.submit(_relabel, b, i, largest)
+              for b, i in zip(blocks, isolated.futures, strict=True)]
     return RowBlocks(blocks, W.bounds), moved
+
+
+def _linked_counts(labels, isolated, n_clusters):
+    linked = np.ones(labels.size, dtype=bool)
+    linked[isolated] = False
+    return np.bincount(labels[linked], minlength=n_clusters)
+
+
+def _relabel(labels, isolated, label):
+    labels = labels.copy()
+    labels[isolated] = label
+    return labels
 
 
 def _group_blocks(client, W, degrees):
