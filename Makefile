@@ -52,6 +52,7 @@ BENCH_LARGE ?= 1000000
 bench: $(STAMP)
 	$(PY) benchmarks/bench_kssc.py --large $(BENCH_LARGE)
 	$(PY) benchmarks/bench_coefficients.py
+	$(PY) benchmarks/bench_options.py
 	$(PY) benchmarks/bench_baselines.py
 	$(PY) -c "import spams, progressbar" 2>/dev/null || $(PY) -m pip install --quiet -e '.[peers]' || true
 	$(PY) benchmarks/bench_peers.py --max-n ensc=5000

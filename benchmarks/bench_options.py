@@ -1,20 +1,27 @@
 """Every option of KSSC's accurate model at scale: fit time per stage and peak memory.
 
-Run: python benchmarks/bench_options.py [--n 100000] [--only NAME ...]. Prints a table;
-asserts nothing. Each option is fitted in its own process, so its peak RSS is its own.
-Data: 10 random subspaces of dimension 5 in R^50 (Gaussian coefficients, noise 0.01),
-k = 20 neighbours unless the option says otherwise.
+Run: make bench (or python benchmarks/bench_options.py [--n 100000] [--only NAME ...]).
+Prints a table and writes it to results/bench_options.csv (sidecar: versions, load
+average); asserts nothing. Each option is fitted in its own process, so its peak RSS is its
+own. Data: 10 random subspaces of dimension 5 in R^50 (Gaussian coefficients, noise 0.01),
+k = 20 neighbours unless the option says otherwise. An option whose fit fails is recorded
+with its error message and no timings.
 """
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
+
+REPO = Path(__file__).resolve().parent.parent
 
 OPTIONS = {
     "default": {},
@@ -65,24 +72,45 @@ def fit_one(name, n):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=100_000)
-    parser.add_argument("--only", nargs="*", default=list(OPTIONS))
+    parser.add_argument("--only", nargs="+", choices=list(OPTIONS), default=list(OPTIONS))
+    parser.add_argument("--output", type=Path, default=REPO / "results" / "bench_options.csv")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(fit_one(args.child, args.n)))
         return
+    sys.path.insert(0, str(REPO))
+    from experiments import _io
+
+    started, begin = _io.now(), time.perf_counter()
     print(f"KSSC options, N = {args.n:,}, 10 subspaces of dim 5 in R^50, noise 0.01")
     print(f"{'option':32s} {'neighbours':>10s} {'coef':>8s} {'spectral':>8s} {'total':>8s} "
           f"{'peak GiB':>8s} {'error %':>8s}")
+    rows = []
     for name in args.only:
+        load = os.getloadavg()[0]
         out = subprocess.run([sys.executable, __file__, "--n", str(args.n), "--child", name],
                              capture_output=True, text=True)
+        row = {"option": name, "n_samples": args.n, "parameters": json.dumps(OPTIONS[name]),
+               "load_average": round(load, 2)}
         if out.returncode:
-            print(f"{name:32s} failed: {out.stderr.strip().splitlines()[-1]}")
+            message = (out.stderr.strip().splitlines() or ["no output"])[-1]
+            print(f"{name:32s} failed: {message}")
+            rows.append({**row, "failed": message})
             continue
         r = json.loads(out.stdout.strip().splitlines()[-1])
         print(f"{name:32s} {r['neighbours']:10.1f} {r['coefficients']:8.1f} {r['spectral']:8.1f} "
               f"{r['total']:8.1f} {r['peak_gib']:8.2f} {r['error']:8.2f}", flush=True)
+        rows.append({**row, "time_neighbours_s": r["neighbours"],
+                     "time_coefficients_s": r["coefficients"], "time_spectral_s": r["spectral"],
+                     "time_fit_s": r["total"], "rss_peak_gib": r["peak_gib"],
+                     "error_pct": r["error"], "failed": ""})
+    config = {"experiment": {"name": "bench_options", "n": args.n, "options": args.only}}
+    _io.write_csv(pd.DataFrame(rows), args.output)
+    _io.write_meta(config, args.output.with_suffix(".meta.json"), fingerprint=None,
+                   started=started, wall_time=time.perf_counter() - begin,
+                   extra={"load_average_end": os.getloadavg()})
+    print(f"wrote {args.output}")
 
 
 if __name__ == "__main__":

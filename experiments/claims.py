@@ -53,6 +53,19 @@ def decide(low, high, threshold, *, claimed="below"):
         Verdict.FAILS if high <= threshold else Verdict.INCONCLUSIVE)
 
 
+def decide_within(low, high, band):
+    """The verdict of an interval [low, high] against a two-sided `band` (lo, hi): HOLDS
+    when the interval lies inside the band, FAILS when it lies wholly outside it,
+    INCONCLUSIVE when it straddles an edge or is missing (NaN)."""
+    if math.isnan(low) or math.isnan(high):
+        return Verdict.INCONCLUSIVE
+    if band[0] <= low and high <= band[1]:
+        return Verdict.HOLDS
+    if high < band[0] or low > band[1]:
+        return Verdict.FAILS
+    return Verdict.INCONCLUSIVE
+
+
 def combine(verdicts):
     """One verdict from several that must all hold: any FAILS fails, else any INCONCLUSIVE."""
     verdicts = list(verdicts)
@@ -367,15 +380,8 @@ def subspace_dim_near(frame, *, subspace_dim, tolerance, energy=0.95):
     if len(dims) == 0:
         return Outcome(Verdict.NOT_RUN, "no singular values in the results")
     result = bootstrap_mean(dims)
-    band = (subspace_dim - tolerance, subspace_dim + tolerance)
-    if math.isnan(result["low"]):
-        verdict = Verdict.INCONCLUSIVE
-    elif band[0] <= result["low"] and result["high"] <= band[1]:
-        verdict = Verdict.HOLDS
-    elif result["high"] < band[0] or result["low"] > band[1]:
-        verdict = Verdict.FAILS
-    else:
-        verdict = Verdict.INCONCLUSIVE
+    verdict = decide_within(result["low"], result["high"],
+                            (subspace_dim - tolerance, subspace_dim + tolerance))
     also = estimated_dims(frame, 0.99)
     return Outcome(verdict,
                    f"smallest d holding {100 * energy:g} % of the energy: mean "

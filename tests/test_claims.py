@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.claims import Verdict, decide, evaluate
+from experiments.claims import Verdict, decide, decide_within, evaluate
 
 
 def test_decide_reads_the_interval_against_the_threshold():
@@ -15,6 +15,14 @@ def test_decide_reads_the_interval_against_the_threshold():
     assert decide(np.nan, np.nan, 2.0) is Verdict.INCONCLUSIVE
     assert decide(0.1, 0.3, 0.0, claimed="above") is Verdict.HOLDS
     assert decide(-0.3, -0.1, 0.0, claimed="above") is Verdict.FAILS
+
+
+def test_decide_within_reads_the_interval_against_a_band():
+    assert decide_within(3.2, 4.5, (3, 5)) is Verdict.HOLDS
+    assert decide_within(5.5, 6.0, (3, 5)) is Verdict.FAILS
+    assert decide_within(1.0, 2.5, (3, 5)) is Verdict.FAILS
+    assert decide_within(4.0, 5.5, (3, 5)) is Verdict.INCONCLUSIVE
+    assert decide_within(np.nan, np.nan, (3, 5)) is Verdict.INCONCLUSIVE
 
 
 def tracks_table(gaps):
