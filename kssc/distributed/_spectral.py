@@ -188,8 +188,9 @@ def ncut_labels(client, W, degrees, isolated, n_clusters, rng):
     W and the degrees are first merged into one row block per worker thread (consecutive
     blocks, each group placed on its own worker): an iteration then costs a few tasks per
     group and per pair of groups, however finely X was partitioned. Isolated rows (no
-    affinity above the threshold) get the largest cluster's label, as in
-    `kssc.spectral.spectral_clustering`."""
+    affinity above the threshold) get the largest cluster's label, the rule of
+    `kssc.spectral.spectral_clustering`; unlike it, they stay in the eigenproblem here (their
+    labels are replaced after the discretisation)."""
     grouped, grouped_degrees, cuts = _group_blocks(client, W, degrees)
     vectors, moved = ncut_embedding(client, grouped, grouped_degrees, n_clusters, rng)
     labels = discretize(client, vectors, rng)
