@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from baselines import GFS, GSC, SSC, SSSC, TSC
+from kssc.baselines import GFS, GSC, SSC, SSSC, TSC
 from kssc import KSSC, clustering_error
 from kssc.datasets import (
     DataNotFoundError,

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import scipy.io
 
-from baselines import GSC
+from kssc.baselines import GSC
 from experiments._io import write_csv
 from experiments._runner import method_seed
 from kssc.datasets import load_yaleb

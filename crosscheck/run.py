@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from baselines import GFS, GSC, SSC, SSSC, TSC
-from baselines.sssc import in_sample_codes
+from kssc.baselines import GFS, GSC, SSC, SSSC, TSC
+from kssc.baselines.sssc import in_sample_codes
 from experiments._io import write_csv
 from kssc import KSSC
 from kssc.estimator import PAPER_SETTING

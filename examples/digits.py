@@ -12,7 +12,7 @@ from time import perf_counter
 
 from sklearn.datasets import load_digits
 
-from baselines import SSC
+from kssc.baselines import SSC
 from kssc import KSSC, clustering_error
 
 

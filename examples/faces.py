@@ -11,7 +11,7 @@ import argparse
 import warnings
 from time import perf_counter
 
-from baselines import GSC, SSC, TSC
+from kssc.baselines import GSC, SSC, TSC
 from kssc import KSSC, clustering_error
 from kssc.datasets import load_yaleb
 

@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from baselines import SSC
+from kssc.baselines import SSC
 from kssc import KSSC, clustering_error
 from kssc.datasets import list_hopkins_sequences, load_hopkins_sequence
 

@@ -3,7 +3,7 @@ the code that computes them.
 
 The runner writes it into the CSV's sidecar; `suite.py` recomputes a CSV whose sidecar's
 fingerprint differs from that of the config it would run, whoever wrote the CSV. The code
-is kssc/ (but the parts no experiment runs: NOT_RESULT_CODE), baselines/, the runner
+is kssc/ (but the parts no experiment runs: NOT_RESULT_CODE), the runner
 machinery (MACHINERY) and the experiment's module with the experiments modules it imports.
 """
 
@@ -37,13 +37,12 @@ def result_config(conf):
 
 def result_sources(name):
     """The files whose code computes experiment `name`'s results: kssc/ (less
-    NOT_RESULT_CODE), baselines/, the runner machinery, the experiment's module and the
+    NOT_RESULT_CODE), the runner machinery, the experiment's module and the
     experiments modules it imports."""
     root = _io.REPO_ROOT
     kssc = {path for path in root.joinpath("kssc").rglob("*.py")
             if not path.relative_to(root).as_posix().startswith(NOT_RESULT_CODE)}
-    files = {*kssc, *root.joinpath("baselines").rglob("*.py"),
-             *(root / "experiments" / f for f in MACHINERY)}
+    files = {*kssc, *(root / "experiments" / f for f in MACHINERY)}
     todo = [root / "experiments" / f"{name}.py"]
     while todo:
         path = todo.pop()

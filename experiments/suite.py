@@ -5,8 +5,8 @@ CSVs and writes results/REPORT.md (and, when it wrote the committed results/, RE
 tables: experiments/readme.py). An experiment's results are current when
 results/<name>.csv exists and the fingerprint in its sidecar (results/<name>.meta.json,
 written with the CSV by whichever run computed it) equals the fingerprint of the config
-this suite would run: its composed config and the code that computes its results (kssc/,
-baselines/, the runner machinery and the experiment's module; `_fingerprint.result_sources`).
+this suite would run: its composed config and the code that computes its results (kssc/, the
+runner machinery and the experiment's module; `_fingerprint.result_sources`).
 So a fresh clone with the committed results redraws the figures without recomputing; a
 config or code change, or results written by a run with another config (a smoke run, an
 override), are recomputed. The full protocol covers the default one: results that are

@@ -39,10 +39,8 @@ class CommandError(ValueError):
 def _estimator_class(method):
     if method == "kssc":
         return KSSC
-    try:
-        from . import baselines  # an installed package ships baselines/ as kssc.baselines
-    except ImportError:
-        import baselines  # a source checkout, where baselines/ is a top-level folder
+    from . import baselines
+
     return getattr(baselines, method.upper())
 
 

@@ -8,7 +8,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ._ann import IVF
 from ._base import SelfExpressiveClustering, lam_max_reason, unit_rows
 from ._validation import normalize_rows
-from ._warnings import warn_caller
+from ._warnings import warn_caller, warn_not_converged
 from .admm import ADMM
 from .candidates import candidate_sets
 from .neighbours import METRICS
@@ -265,16 +265,3 @@ class KSSC(SelfExpressiveClustering):
         P = normalize_rows(X.astype(float, copy=False))[0] if self.normalize else X
         return lam_max_reason(self.lam, P, isolated, positive=self.positive,
                               neighbours=self.neighbors_, hint=", or use lam_mode='relative'")
-
-
-def warn_not_converged(converged, solver, max_iter):
-    """ConvergenceWarning naming how many sub-problems hit max_iter."""
-    from sklearn.exceptions import ConvergenceWarning
-
-    missed = int((~converged).sum())
-    if missed:
-        warn_caller(
-            f"{missed} of {converged.size} point(s) reached max_iter={max_iter} in the {solver} "
-            "solver before meeting the tolerance; raise max_iter or tol.",
-            ConvergenceWarning,
-        )

@@ -7,7 +7,7 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import ElasticNet, Lasso
 
-from baselines import SSC
+from kssc.baselines import SSC
 from kssc import ADMM, KSSC, clustering_error
 from kssc.representation import kssc_coefficients
 

@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from scipy.linalg import eigh
 from scipy.sparse.csgraph import laplacian
 
-from baselines import GFS, GSC, SSC, SSSC, TSC
+from kssc.baselines import GFS, GSC, SSC, SSSC, TSC
 from kssc import KSSC
 from kssc._validation import DegenerateFitWarning, normalize_rows
 from kssc.datasets.synthetic import make_subspaces

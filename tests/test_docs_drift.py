@@ -6,7 +6,7 @@
   parameter list is complete unless it ends in `...`.
 - Every `python -m module args` in a module docstring names a module whose argument parser
   accepts those arguments (placeholders replaced by a valid choice).
-- Every citation of docs/protocol.md in kssc/, baselines/ and experiments/ names a section
+- Every citation of docs/protocol.md in kssc/ and experiments/ names a section
   or discrepancy that docs/protocol.md has, and no file cites the protocol any other way.
 """
 
@@ -24,7 +24,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
 PROTOCOL = ROOT / "docs" / "protocol.md"
-SOURCE_DIRS = ("kssc", "baselines", "experiments", "benchmarks")
+SOURCE_DIRS = ("kssc", "experiments", "benchmarks")
 
 
 # --- signatures quoted in docs/architecture.md -------------------------------------------
@@ -241,7 +241,7 @@ def _protocol_anchors():
 
 
 def _source_files():
-    for folder in ("kssc", "baselines", "experiments"):
+    for folder in ("kssc", "experiments"):
         yield from sorted((ROOT / folder).rglob("*.py"))
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("kssc", "kssc.datasets", "baselines")
+PACKAGES = ("kssc", "kssc.datasets", "kssc.baselines")
 
 
 def _listed_in_api():

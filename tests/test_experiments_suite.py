@@ -68,8 +68,7 @@ def test_code_left_out_of_fingerprints_is_not_imported_by_experiments():
         {path.name for path in _fingerprint.result_sources("scale")})
     pattern = re.compile(r"^\s*(?:from|import) (?:kssc|\.)(?:\.?(?:cli|__main__|distributed)\b|"
                          r" import .*\b(?:cli|distributed)\b)", re.MULTILINE)
-    for path in [*REPO_ROOT.glob("experiments/*.py"), *REPO_ROOT.glob("kssc/**/*.py"),
-                 *REPO_ROOT.glob("baselines/*.py")]:
+    for path in [*REPO_ROOT.glob("experiments/*.py"), *REPO_ROOT.glob("kssc/**/*.py")]:
         if not path.relative_to(REPO_ROOT).as_posix().startswith(_fingerprint.NOT_RESULT_CODE):
             assert not pattern.search(path.read_text()), path
     assert not any("kssc.distributed" in path.read_text() or "kssc.cli" in path.read_text()
@@ -77,7 +76,7 @@ def test_code_left_out_of_fingerprints_is_not_imported_by_experiments():
 
 
 def test_result_sources_do_not_follow_the_configs_targets_into_experiments():
-    # The tuned estimators move into kssc/ and baselines/, which every fingerprint covers.
+    # The tuned estimators move into kssc/, which every fingerprint covers.
     assert "_tuned.py" not in {path.name for path in _fingerprint.result_sources("hopkins155")}
 
 

@@ -21,7 +21,7 @@ EXTRAS = {Requirement(r).name.lower()
 # Import name -> distribution name, where they differ.
 DISTRIBUTION = {"sklearn": "scikit-learn", "PIL": "pillow", "faiss": "faiss-cpu",
                 "hydra": "hydra-core"}
-FIRST_PARTY = {"kssc", "baselines", "experiments"}
+FIRST_PARTY = {"kssc", "experiments"}
 
 
 def _imports(path):
@@ -44,7 +44,7 @@ def _imports(path):
     return found
 
 
-def _library_imports(folders=("kssc", "baselines")):
+def _library_imports(folders=("kssc",)):
     for folder in folders:
         for path in sorted((ROOT / folder).rglob("*.py")):
             for module, guarded in _imports(path):
@@ -78,13 +78,10 @@ def test_every_import_of_the_experiments_is_in_the_experiments_extra():
 
 
 def test_every_package_folder_is_installed():
-    """pyproject lists the packages by hand (baselines/ is mapped to kssc.baselines), so a
-    new subpackage must be added there."""
+    """pyproject lists the packages by hand, so a new subpackage must be added there."""
     listed = set(PYPROJECT["tool"]["setuptools"]["packages"])
     found = {".".join(init.parent.relative_to(ROOT).parts)
              for init in (ROOT / "kssc").rglob("__init__.py")}
-    found |= {".".join(("kssc", *init.parent.relative_to(ROOT).parts))
-              for init in (ROOT / "baselines").rglob("__init__.py")}
     assert found == listed
 
 

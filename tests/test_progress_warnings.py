@@ -8,7 +8,7 @@ from joblib import parallel_config
 from sklearn.exceptions import ConvergenceWarning
 
 import kssc._progress
-from baselines import GFS, GSC, SSC, SSSC, TSC
+from kssc.baselines import GFS, GSC, SSC, SSSC, TSC
 from kssc import KSSC
 
 

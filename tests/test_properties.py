@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from baselines import GFS, GSC, SSC, SSSC, TSC
+from kssc.baselines import GFS, GSC, SSC, SSSC, TSC
 from kssc import KSSC
 from kssc._validation import DegenerateFitWarning
 from kssc.affinity import isolated_points

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from sklearn.linear_model import Lasso
 
-from kssc._batch import ProblemBatch
+from kssc.baselines._batch import ProblemBatch
 from kssc.fista import solve_lasso_fista
 from kssc.ladmpsap import solve_exact_ladmpsap
 

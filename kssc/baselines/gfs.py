@@ -27,7 +27,7 @@ from time import perf_counter
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from kssc._base import SelfExpressiveClustering, unit_rows
+from .._base import SelfExpressiveClustering, unit_rows
 
 from ._omp import omp_all_points
 from ._sparse import rows_to_csr
@@ -85,7 +85,7 @@ class GFS(SelfExpressiveClustering):
     >>> from kssc import clustering_error
     >>> from kssc.datasets import make_subspaces
     >>> X, y, _ = make_subspaces(3, 3, 30, 20, random_state=0)
-    >>> from baselines import GFS
+    >>> from kssc.baselines import GFS
     >>> model = GFS(n_clusters=3, k_max=3, random_state=0).fit(X)
     >>> model.selected_.shape
     (90, 3)

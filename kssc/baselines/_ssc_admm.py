@@ -7,7 +7,7 @@ is O(N^2), as SSC's.
 
 import numpy as np
 
-from kssc.prox import nonneg_soft_threshold, soft_threshold
+from .prox import nonneg_soft_threshold, soft_threshold
 
 
 def global_scale(X, gamma=None):

@@ -24,12 +24,12 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from kssc._base import SelfExpressiveClustering, lam_max_reason, unit_rows
-from kssc._validation import normalize_rows
-from kssc.admm import ADMM
-from kssc.estimator import warn_not_converged
-from kssc.representation import outlier_gamma
-from kssc.sparsify import AFFINITIES, max_normalize_rows, threshold_rows
+from .._base import SelfExpressiveClustering, lam_max_reason, unit_rows
+from .._validation import normalize_rows
+from ..admm import ADMM
+from .._warnings import warn_not_converged
+from ..representation import outlier_gamma
+from ..sparsify import AFFINITIES, max_normalize_rows, threshold_rows
 
 from ._sparse import dense_to_csr
 from ._ssc_admm import global_scale, ssc_admm
@@ -115,7 +115,7 @@ class SSC(SelfExpressiveClustering):
     >>> from kssc import clustering_error
     >>> from kssc.datasets import make_subspaces
     >>> X, y, _ = make_subspaces(3, 3, 30, 20, random_state=0)
-    >>> from baselines import SSC
+    >>> from kssc.baselines import SSC
     >>> model = SSC(n_clusters=3, tol=1e-4, random_state=0).fit(X)
     >>> float(clustering_error(y, model.labels_))
     0.0

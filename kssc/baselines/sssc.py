@@ -44,10 +44,10 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
-from kssc._base import lam_max_reason, unit_rows, warn_isolated
-from kssc._progress import ProgressMixin
-from kssc._validation import check_n_clusters
-from kssc.spectral import ASSIGN_LABELS, spectral_clustering
+from .._base import lam_max_reason, unit_rows, warn_isolated
+from .._progress import ProgressMixin
+from .._validation import check_n_clusters
+from ..spectral import ASSIGN_LABELS, spectral_clustering
 
 
 def in_sample_codes(A, lam, tol=1e-10, max_iter=100_000):
@@ -150,7 +150,7 @@ class SSSC(ProgressMixin, ClusterMixin, BaseEstimator):
     >>> from kssc import clustering_error
     >>> from kssc.datasets import make_subspaces
     >>> X, y, _ = make_subspaces(3, 3, 30, 20, random_state=0)
-    >>> from baselines import SSSC
+    >>> from kssc.baselines import SSSC
     >>> model = SSSC(n_clusters=3, random_state=0).fit(X)
     >>> model.in_sample_indices_.shape  # min(n_samples, max(100, 10 * n_clusters))
     (90,)

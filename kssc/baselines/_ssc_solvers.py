@@ -18,7 +18,7 @@ over rows (`_ssc_kernels`): at N = 750 they, not the products, set the run time.
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from kssc._batch import ProblemBatch
+from ._batch import ProblemBatch
 
 from ._ssc_kernels import extrapolate, prox_gradient_rows, sparse_rows_product
 

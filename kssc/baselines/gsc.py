@@ -22,8 +22,8 @@ from time import perf_counter
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from kssc._base import SelfExpressiveClustering, unit_rows
-from kssc._validation import check_n_neighbors
+from .._base import SelfExpressiveClustering, unit_rows
+from .._validation import check_n_neighbors
 
 from ._sparse import rows_to_csr
 
@@ -128,7 +128,7 @@ class GSC(SelfExpressiveClustering):
     >>> from kssc import clustering_error
     >>> from kssc.datasets import make_subspaces
     >>> X, y, _ = make_subspaces(3, 3, 30, 20, random_state=0)
-    >>> from baselines import GSC
+    >>> from kssc.baselines import GSC
     >>> model = GSC(n_clusters=3, random_state=0).fit(X)
     >>> float(clustering_error(y, model.labels_))
     0.0

@@ -22,10 +22,10 @@ from time import perf_counter
 import numpy as np
 from sklearn.utils._param_validation import Interval
 
-from kssc._base import SelfExpressiveClustering, unit_rows
-from kssc._validation import check_n_neighbors
-from kssc.neighbours import nearest_neighbours
-from kssc.representation import coefficients_to_sparse
+from .._base import SelfExpressiveClustering, unit_rows
+from .._validation import check_n_neighbors
+from ..neighbours import nearest_neighbours
+from ..representation import coefficients_to_sparse
 
 
 def tsc_weights(similarities):
@@ -83,7 +83,7 @@ class TSC(SelfExpressiveClustering):
     >>> from kssc import clustering_error
     >>> from kssc.datasets import make_subspaces
     >>> X, y, _ = make_subspaces(3, 3, 30, 20, random_state=0)
-    >>> from baselines import TSC
+    >>> from kssc.baselines import TSC
     >>> model = TSC(n_clusters=3, n_neighbors=5, random_state=0).fit(X)
     >>> model.neighbors_.shape
     (90, 5)
