@@ -12,17 +12,12 @@ from ._warnings import warn_caller, warn_not_converged
 from .admm import ADMM
 from .candidates import candidate_sets
 from .neighbours import METRICS
+from .presets import PAPER_SETTING  # noqa: F401 (kssc.estimator.PAPER_SETTING, as before)
 from .representation import LAM_MODES, SOLVERS, coefficients_to_sparse, kssc_coefficients
 from .sparsify import AFFINITIES, max_normalize_rows, threshold_rows
 
 # Above this many points `neighbor_algorithm="auto"` switches to the approximate index.
 APPROXIMATE_FROM = 50_000
-
-PAPER_SETTING = {"lam": 0.1, "lam_mode": "absolute", "solver": "relaxed", "positive": True,
-                 "threshold": None, "affinity": "symmetric", "metric": "euclidean",
-                 "assign_labels": "discretize", "max_iter": 200}
-"""The KSSC parameters of the paper's code (`kssc_relaxed_par`, N-Cut) where the defaults
-differ: ``KSSC(n_clusters, n_neighbors=k, **PAPER_SETTING)`` is the paper's k-SSC."""
 
 
 class KSSC(SelfExpressiveClustering):
