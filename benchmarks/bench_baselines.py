@@ -17,8 +17,8 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from kssc.baselines import GFS, GSC, SSC, SSSC, TSC
 from kssc import KSSC, clustering_error
+from kssc.baselines import GFS, GSC, SSC, SSSC, TSC
 from kssc.datasets import (
     DataNotFoundError,
     load_tir_library,

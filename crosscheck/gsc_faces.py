@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 import scipy.io
 
-from kssc.baselines import GSC
 from experiments._io import write_csv
 from experiments._runner import method_seed
+from kssc.baselines import GSC
 from kssc.datasets import load_yaleb
 from kssc.metrics import clustering_error
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from kssc.baselines import GFS, GSC, SSC, SSSC, TSC
-from kssc.baselines.sssc import in_sample_codes
 from experiments._io import write_csv
 from kssc import KSSC
+from kssc.baselines import GFS, GSC, SSC, SSSC, TSC
+from kssc.baselines.sssc import in_sample_codes
 from kssc.estimator import PAPER_SETTING
 from kssc.metrics import clustering_error
 from kssc.spectral import _normalized_affinity, ncut, ncut_embedding, top_eigenvectors

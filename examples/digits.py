@@ -12,8 +12,8 @@ from time import perf_counter
 
 from sklearn.datasets import load_digits
 
-from kssc.baselines import SSC
 from kssc import KSSC, clustering_error
+from kssc.baselines import SSC
 
 
 def main(argv=None):

@@ -11,8 +11,8 @@ import argparse
 import warnings
 from time import perf_counter
 
-from kssc.baselines import GSC, SSC, TSC
 from kssc import KSSC, clustering_error
+from kssc.baselines import GSC, SSC, TSC
 from kssc.datasets import load_yaleb
 
 

@@ -11,8 +11,8 @@ import warnings
 
 import numpy as np
 
-from kssc.baselines import SSC
 from kssc import KSSC, clustering_error
+from kssc.baselines import SSC
 from kssc.datasets import list_hopkins_sequences, load_hopkins_sequence
 
 

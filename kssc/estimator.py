@@ -8,7 +8,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ._ann import IVF
 from ._base import SelfExpressiveClustering, lam_max_reason, unit_rows
 from ._validation import normalize_rows
-from ._warnings import warn_caller, warn_not_converged
+from ._warnings import warn_not_converged
 from .admm import ADMM
 from .candidates import candidate_sets
 from .neighbours import METRICS

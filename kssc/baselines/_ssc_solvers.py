@@ -19,7 +19,6 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ._batch import ProblemBatch
-
 from ._ssc_kernels import extrapolate, prox_gradient_rows, sparse_rows_product
 
 # Below this fraction of non-zeros, C @ K is computed as a sparse-dense product.

@@ -28,7 +28,6 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._base import SelfExpressiveClustering, unit_rows
-
 from ._omp import omp_all_points
 from ._sparse import rows_to_csr
 

@@ -24,7 +24,6 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._base import SelfExpressiveClustering, unit_rows
 from .._validation import check_n_neighbors
-
 from ._sparse import rows_to_csr
 
 _BLOCK_BYTES = 64 * 2**20

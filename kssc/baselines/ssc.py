@@ -26,11 +26,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._base import SelfExpressiveClustering, lam_max_reason, unit_rows
 from .._validation import normalize_rows
-from ..admm import ADMM
 from .._warnings import warn_not_converged
+from ..admm import ADMM
 from ..representation import outlier_gamma
 from ..sparsify import AFFINITIES, max_normalize_rows, threshold_rows
-
 from ._sparse import dense_to_csr
 from ._ssc_admm import global_scale, ssc_admm
 from ._ssc_solvers import ssc_fista, ssc_ladmpsap

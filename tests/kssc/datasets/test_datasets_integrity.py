@@ -10,7 +10,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.io
-from datafiles import real_data
 
 from kssc.datasets import (
     DataCorruptError,
@@ -22,8 +21,8 @@ from kssc.datasets import (
 )
 from kssc.datasets._paths import read_checksums
 from kssc.datasets.yaleb import list_yaleb_images, read_pgm
+from support import REPO_ROOT, real_data
 
-REPO = Path(__file__).resolve().parents[1]
 FIRST_FACE = list_yaleb_images([1], n_per_subject=1)[0][0]
 
 
@@ -58,7 +57,7 @@ def test_data_folder_of_an_installed_package_is_the_user_cache(tmp_path):
     Outside a checkout: no pyproject.toml above the package.
     """
     site = tmp_path / "site-packages"
-    shutil.copytree(REPO / "kssc" / "datasets", site / "kssc" / "datasets",
+    shutil.copytree(REPO_ROOT / "kssc" / "datasets", site / "kssc" / "datasets",
                     ignore=shutil.ignore_patterns("__pycache__"))
     (site / "kssc" / "__init__.py").write_text("")
     env = {k: v for k, v in os.environ.items() if k not in ("KSSC_DATA_DIR", "PYTHONPATH")}
@@ -74,7 +73,7 @@ def test_data_folder_of_an_installed_package_is_the_user_cache(tmp_path):
 
 def test_data_folder_of_a_checkout_is_its_data_folder(monkeypatch):
     monkeypatch.delenv("KSSC_DATA_DIR", raising=False)
-    assert _paths.get_data_dir() == REPO / "data"
+    assert _paths.get_data_dir() == REPO_ROOT / "data"
 
 
 def test_garbage_tir_file(tmp_path):

@@ -2,7 +2,6 @@
 above chance on scikit-learn's bundled digits, its scores agree with scikit-learn's
 metrics, and the report and the claims pick it up without a line elsewhere."""
 
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -12,14 +11,13 @@ from sklearn.metrics import adjusted_rand_score
 
 from experiments import _runner, report
 from experiments.digits import SCORES
-
-CONF = str(Path(__file__).resolve().parent.parent / "conf")
+from support import CONF_DIR
 
 
 @pytest.fixture(scope="module")
 def smoke(tmp_path_factory):
     results = tmp_path_factory.mktemp("digits")
-    with initialize_config_dir(config_dir=CONF, version_base="1.3"):
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         cfg = compose("config", overrides=["experiment=digits", "profile=smoke", "n_jobs=1",
                                            f"results_dir={results}"])
     frame = _runner.run(cfg)

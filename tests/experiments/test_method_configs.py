@@ -2,13 +2,14 @@
 decides its results, so a change of an estimator's defaults cannot move the experiments."""
 
 import inspect
-from pathlib import Path
 
 import pytest
 from hydra.utils import get_class, instantiate
 from omegaconf import OmegaConf
 
-METHODS = sorted((Path(__file__).resolve().parent.parent / "conf" / "method").glob("*.yaml"))
+from support import CONF_DIR
+
+METHODS = sorted((CONF_DIR / "method").glob("*.yaml"))
 # Set per trial by the runner, or not affecting the result.
 NOT_SETTINGS = {"n_clusters", "random_state", "n_jobs", "chunk_size", "verbose", "max_clusters"}
 

@@ -18,9 +18,8 @@ from sklearn.cluster import KMeans
 from experiments import _fingerprint, _io, _runner, plot, report
 from experiments.run import run
 from kssc.datasets import get_data_dir
+from support import CONF_DIR, REPO_ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
-CONF = str(ROOT / "conf")
 DATA_DIR = get_data_dir()
 EXPERIMENTS = _runner.experiment_names()
 TRIAL_EXPERIMENTS = [name for name in EXPERIMENTS if _runner.load(name).compute is None]
@@ -44,7 +43,7 @@ STAND_IN = f"{__name__}.KMeansStandIn"
 
 
 def make_config(*overrides, tmp_path=None):
-    with initialize_config_dir(config_dir=CONF, version_base="1.3"):
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         cfg = compose("config", overrides=list(overrides))
     if tmp_path is not None:
         cfg.results_dir = str(tmp_path / "results")
@@ -242,7 +241,8 @@ def test_invalid_parameter_in_a_trial_stops_the_run(tmp_path):
 
 def test_command_line_with_a_bad_parameter_exits_with_the_message(tmp_path):
     result = subprocess.run(
-        [sys.executable, str(ROOT / "experiments" / "run.py"), "experiment=synthetic_intersection",
+        [sys.executable, str(REPO_ROOT / "experiments" / "run.py"),
+         "experiment=synthetic_intersection",
          "profile=smoke", "methods.kssc.lam=-1", f"results_dir={tmp_path}"],
         cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode != 0
@@ -298,7 +298,8 @@ class SlowStandIn(KMeansStandIn):
 def test_killing_a_parallel_run_leaves_no_workers(tmp_path):
     pid_dir = tmp_path / "pids"
     pid_dir.mkdir()
-    script = (f"import sys; sys.path[:0] = [{str(ROOT)!r}, {str(Path(__file__).parent)!r}]\n"
+    paths = [str(REPO_ROOT), str(REPO_ROOT / "tests"), str(Path(__file__).parent)]
+    script = (f"import sys; sys.path[:0] = {paths!r}\n"
               "from test_experiments import make_config, run_toy, toy_config\n"
               f"cfg = make_config('experiment=synthetic_intersection', 'profile=smoke', 'n_jobs=2',"
               f" '~methods.ssc', '~methods.kssc',"
@@ -400,7 +401,7 @@ def test_plot_and_report_import_no_experiment_module():
     code = ("import sys; import experiments.plot, experiments.report; "
             "print(sorted(m for m in sys.modules if m.startswith('experiments.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=ROOT).stdout
+                         cwd=REPO_ROOT).stdout
     allowed = {"experiments._io", "experiments.claims", "experiments.conventions",
                "experiments._bootstrap", "experiments.plot", "experiments.report"}
     assert set(eval(out)) <= allowed, out
@@ -436,7 +437,7 @@ def test_report_from_fixture_csv(tmp_path):
 def test_command_line_writes_into_the_hydra_run_folder(tmp_path):
     # Issue 14.1: a run by hand used to overwrite the committed results/.
     result = subprocess.run(
-        [sys.executable, str(ROOT / "experiments" / "run.py"), "experiment=complexity",
+        [sys.executable, str(REPO_ROOT / "experiments" / "run.py"), "experiment=complexity",
          "profile=smoke", "experiment.bytes_per_float=4"],
         cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stderr
@@ -449,7 +450,7 @@ def test_command_line_writes_into_the_hydra_run_folder(tmp_path):
 
 def test_every_multirun_job_has_its_own_folder_and_column(tmp_path):
     result = subprocess.run(
-        [sys.executable, str(ROOT / "experiments" / "run.py"), "-m", "experiment=complexity",
+        [sys.executable, str(REPO_ROOT / "experiments" / "run.py"), "-m", "experiment=complexity",
          "profile=smoke", "experiment.ambient_dim=100,200"],
         cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stderr

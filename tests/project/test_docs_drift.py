@@ -16,14 +16,14 @@ import importlib
 import inspect
 import re
 import runpy
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-ARCHITECTURE = ROOT / "docs" / "architecture.md"
-PROTOCOL = ROOT / "docs" / "protocol.md"
+from support import REPO_ROOT
+
+ARCHITECTURE = REPO_ROOT / "docs" / "architecture.md"
+PROTOCOL = REPO_ROOT / "docs" / "protocol.md"
 SOURCE_DIRS = ("kssc", "experiments", "benchmarks")
 
 
@@ -156,10 +156,10 @@ def test_quoted_tuple_return_has_that_many_values(name, returns):
 def _usage_lines():
     found = []
     for folder in SOURCE_DIRS:
-        for path in sorted((ROOT / folder).rglob("*.py")):
+        for path in sorted((REPO_ROOT / folder).rglob("*.py")):
             docstring = ast.get_docstring(ast.parse(path.read_text()))
             for module, args in re.findall(r"python -m ([\w.]+)([^`\n]*)", docstring or ""):
-                found.append((path.relative_to(ROOT).as_posix(), module, args.strip()))
+                found.append((path.relative_to(REPO_ROOT).as_posix(), module, args.strip()))
     return found
 
 
@@ -242,7 +242,7 @@ def _protocol_anchors():
 
 def _source_files():
     for folder in ("kssc", "experiments"):
-        yield from sorted((ROOT / folder).rglob("*.py"))
+        yield from sorted((REPO_ROOT / folder).rglob("*.py"))
 
 
 def test_protocol_citations_resolve():
@@ -257,7 +257,7 @@ def test_protocol_citations_resolve():
             for anchor in re.findall(r"\d+\.\d+|D\d+", match.group(1)):
                 cited.add(anchor)
                 if anchor not in anchors:
-                    unresolved.append(f"{path.relative_to(ROOT)}: docs/protocol.md {anchor}")
+                    unresolved.append(f"{path.relative_to(REPO_ROOT)}: docs/protocol.md {anchor}")
     assert cited, "no citation of docs/protocol.md found"
     assert not unresolved, "\n".join(unresolved)
 
@@ -269,5 +269,5 @@ def test_no_citation_of_documents_outside_the_repository():
             if re.search(r"(?<!docs/protocol\.md )\b(?:protocol(?: section)? \d|discrepancy \d)",
                          line) \
                     or "shared/research" in line:
-                offending.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+                offending.append(f"{path.relative_to(REPO_ROOT)}:{number}: {line.strip()}")
     assert not offending, "cite docs/protocol.md instead:\n" + "\n".join(offending)

@@ -6,15 +6,15 @@ import sys
 import textwrap
 import venv
 import zipfile
-from pathlib import Path
 
 import pytest
 
 tomllib = pytest.importorskip("tomllib")
 from packaging.requirements import Requirement  # noqa: E402  (after the skip above)
 
-ROOT = Path(__file__).resolve().parents[1]
-PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+from support import REPO_ROOT  # noqa: E402
+
+PYPROJECT = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
 CORE = {Requirement(r).name.lower(): Requirement(r) for r in PYPROJECT["project"]["dependencies"]}
 EXTRAS = {Requirement(r).name.lower()
           for reqs in PYPROJECT["project"]["optional-dependencies"].values() for r in reqs}
@@ -46,9 +46,9 @@ def _imports(path):
 
 def _library_imports(folders=("kssc",)):
     for folder in folders:
-        for path in sorted((ROOT / folder).rglob("*.py")):
+        for path in sorted((REPO_ROOT / folder).rglob("*.py")):
             for module, guarded in _imports(path):
-                yield path.relative_to(ROOT), module, guarded
+                yield path.relative_to(REPO_ROOT), module, guarded
 
 
 def _third_party(module):
@@ -80,8 +80,8 @@ def test_every_import_of_the_experiments_is_in_the_experiments_extra():
 def test_every_package_folder_is_installed():
     """pyproject lists the packages by hand, so a new subpackage must be added there."""
     listed = set(PYPROJECT["tool"]["setuptools"]["packages"])
-    found = {".".join(init.parent.relative_to(ROOT).parts)
-             for init in (ROOT / "kssc").rglob("__init__.py")}
+    found = {".".join(init.parent.relative_to(REPO_ROOT).parts)
+             for init in (REPO_ROOT / "kssc").rglob("__init__.py")}
     assert found == listed
 
 
@@ -131,7 +131,7 @@ _SMOKE = textwrap.dedent("""
 @pytest.mark.slow
 def test_wheel_installs_alone_in_a_clean_environment(tmp_path):
     """`pip wheel .`, then a fresh venv with the core dependencies only (from the index)."""
-    _run([sys.executable, "-m", "pip", "wheel", ROOT, "--no-deps", "--quiet",
+    _run([sys.executable, "-m", "pip", "wheel", REPO_ROOT, "--no-deps", "--quiet",
           "-w", tmp_path / "dist"], cwd=tmp_path)
     wheel = next((tmp_path / "dist").glob("kssc-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()

@@ -1,22 +1,15 @@
 """TIR library on the real file, and the data folder / missing-data behaviour."""
 
-from pathlib import Path
 
 import numpy as np
 import pytest
-from datafiles import real_data
 
 from kssc.datasets import DataNotFoundError, get_data_dir, load_tir_library, make_tir
+from support import REPO_ROOT
 
 
-@pytest.fixture(scope="module")
-def data_dir():
-    """The real data folder, holding every file of TIR (else skip, naming a missing file)."""
-    return real_data("tir")
-
-
-def test_load_tir_library(data_dir):
-    spectra, wavelengths = load_tir_library(data_dir)
+def test_load_tir_library(tir_dir):
+    spectra, wavelengths = load_tir_library(tir_dir)
     assert spectra.shape == (120, 321) and spectra.dtype == np.float64
     assert spectra.min() >= 0.0 and spectra.max() <= 1.0
     assert spectra.flags.c_contiguous
@@ -24,8 +17,8 @@ def test_load_tir_library(data_dir):
     assert np.linalg.matrix_rank(spectra) == 120
 
 
-def test_make_tir_on_the_library(data_dir):
-    spectra, _ = load_tir_library(data_dir)
+def test_make_tir_on_the_library(tir_dir):
+    spectra, _ = load_tir_library(tir_dir)
     X, y, X_clean = make_tir(spectra, noise=0.04, random_state=0)
     assert X.shape == (100, 321) and np.bincount(y).tolist() == [20] * 5
     # un-normalised: combinations of [0, 1] spectra with weights ~0.1
@@ -37,8 +30,7 @@ def test_get_data_dir_precedence(monkeypatch, tmp_path):
     assert get_data_dir(tmp_path / "arg") == tmp_path / "arg"
     assert get_data_dir() == tmp_path / "env"
     monkeypatch.delenv("KSSC_DATA_DIR")
-    repo_root = Path(__file__).resolve().parents[1]
-    assert get_data_dir() == repo_root / "data"
+    assert get_data_dir() == REPO_ROOT / "data"
 
 
 def test_missing_data_error_says_what_where_and_how(tmp_path):

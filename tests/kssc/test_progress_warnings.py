@@ -8,8 +8,8 @@ from joblib import parallel_config
 from sklearn.exceptions import ConvergenceWarning
 
 import kssc._progress
-from kssc.baselines import GFS, GSC, SSC, SSSC, TSC
 from kssc import KSSC
+from kssc.baselines import GFS, GSC, SSC, SSSC, TSC
 
 
 def _data(n=60, d=6, seed=0):

@@ -2,12 +2,13 @@
 
 import importlib.util
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+from support import REPO_ROOT
+
+BENCHMARKS = REPO_ROOT / "benchmarks"
 
 
 def _load(name):

@@ -13,10 +13,10 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from kssc.baselines import GFS, GSC, SSC, SSSC, TSC
 from kssc import KSSC
 from kssc._validation import DegenerateFitWarning
 from kssc.affinity import isolated_points
+from kssc.baselines import GFS, GSC, SSC, SSSC, TSC
 from kssc.spectral import spectral_clustering
 
 SCALES = [1e-300, 1e-160, 1e-20, 1.0, 1e20, 1e160, 1e300]

@@ -14,7 +14,6 @@ from functools import partial
 from pathlib import Path
 
 import pytest
-from datafiles import real_data
 
 from kssc.datasets import DATASETS
 from kssc.datasets import fetch as fetch_module
@@ -29,6 +28,7 @@ from kssc.datasets.fetch import (
     main,
     verify_datasets,
 )
+from support import real_data
 
 FILES = {
     "a.txt": b"alpha\n" * 100,

@@ -13,8 +13,8 @@ from omegaconf import OmegaConf
 
 from experiments import _fingerprint, _io, _runner, plot, report, scale, suite
 from kssc.datasets import make_union_of_subspaces
+from support import CONF_DIR
 
-CONF = str(Path(__file__).resolve().parent.parent / "conf")
 STAGE_COLUMNS = [f"time_{stage}_s" for stage in scale.STAGES]
 RSS_COLUMNS = [f"rss_{stage}_gib" for stage in scale.STAGES] + ["rss_peak_gib"]
 COLUMNS = ["experiment", "method", "trial", "seed", "error_pct", "failed", "time_representation_s",
@@ -23,7 +23,7 @@ COLUMNS = ["experiment", "method", "trial", "seed", "error_pct", "failed", "time
 
 
 def make_config(*overrides, results=None):
-    with initialize_config_dir(config_dir=CONF, version_base="1.3"):
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         cfg = compose("config", overrides=["experiment=scale", *overrides])
     if results is not None:
         cfg.results_dir = str(results)

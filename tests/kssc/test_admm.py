@@ -7,8 +7,8 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import ElasticNet, Lasso
 
-from kssc.baselines import SSC
 from kssc import ADMM, KSSC, clustering_error
+from kssc.baselines import SSC
 from kssc.representation import kssc_coefficients
 
 TIGHT = ADMM(stopping="each", tol=1e-13, max_iter=100_000)

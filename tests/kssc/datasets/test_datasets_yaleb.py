@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-from datafiles import real_data
 from PIL import Image
 
 from kssc.datasets import (
@@ -16,15 +15,6 @@ from kssc.datasets.yaleb import read_pgm
 
 BAD_PER_SUBJECT = {11: 4, 12: 5, 13: 4, 15: 1, 16: 2, 17: 1, 18: 1}
 ZERO_IMAGE = "CroppedYale/yaleB15/yaleB15_P00A-035E+40.pgm.bad"
-
-
-@pytest.fixture(scope="module")
-def data_dir():
-    """The real data folder, holding every file of Extended Yale B.
-
-    Else skip, naming a missing file.
-    """
-    return real_data("yaleb")
 
 
 def test_image_counts():
@@ -57,8 +47,8 @@ def test_bad_subjects(subjects):
 
 @pytest.mark.parametrize(("size", "n_features"),
                          [((96, 84), 8064), ((48, 42), 2016), (None, 32256)])
-def test_load_sizes(data_dir, size, n_features):
-    X, y = load_yaleb([1, 15], size=size, data_dir=data_dir)
+def test_load_sizes(yaleb_dir, size, n_features):
+    X, y = load_yaleb([1, 15], size=size, data_dir=yaleb_dir)
     assert X.shape == (128, n_features) and X.dtype == np.float64
     assert X.min() >= 0.0 and X.max() <= 1.0 and X.max() > 0.9
     assert y.tolist() == [1] * 64 + [15] * 64
@@ -68,33 +58,33 @@ def test_load_sizes(data_dir, size, n_features):
     assert (X.sum(axis=1) > 0).sum() == 127
 
 
-def test_full_size_matches_pillow_decoding(data_dir):
-    X, _ = load_yaleb([3], size=None, n_per_subject=2, data_dir=data_dir)
-    path = data_dir / "yaleb" / list_yaleb_images([3], n_per_subject=1)[0][0]
+def test_full_size_matches_pillow_decoding(yaleb_dir):
+    X, _ = load_yaleb([3], size=None, n_per_subject=2, data_dir=yaleb_dir)
+    path = yaleb_dir / "yaleb" / list_yaleb_images([3], n_per_subject=1)[0][0]
     expected = np.asarray(Image.open(path), dtype=np.float64) / 255.0
     assert expected.shape == (192, 168)
     np.testing.assert_array_equal(X[0].reshape(192, 168), expected)
     assert read_pgm(path).dtype == np.uint8
 
 
-def test_resize_is_close_to_block_average(data_dir):
-    X_full, _ = load_yaleb([5], size=None, n_per_subject=4, data_dir=data_dir)
-    X_half, _ = load_yaleb([5], size=(96, 84), n_per_subject=4, data_dir=data_dir)
+def test_resize_is_close_to_block_average(yaleb_dir):
+    X_full, _ = load_yaleb([5], size=None, n_per_subject=4, data_dir=yaleb_dir)
+    X_half, _ = load_yaleb([5], size=(96, 84), n_per_subject=4, data_dir=yaleb_dir)
     averaged = X_full.reshape(4, 96, 2, 84, 2).mean(axis=(2, 4)).reshape(4, -1)
     assert np.abs(X_half - averaged).mean() < 0.02
 
 
-def test_include_bad_false_and_all_images(data_dir):
-    X, y = load_yaleb(size=(48, 42), include_bad=False, n_per_subject=None, data_dir=data_dir)
+def test_include_bad_false_and_all_images(yaleb_dir):
+    X, y = load_yaleb(size=(48, 42), include_bad=False, n_per_subject=None, data_dir=yaleb_dir)
     assert X.shape == (2414, 2016)
     assert (np.linalg.norm(X, axis=1) > 0).all()
 
 
-def test_repeated_paper_sized_load_hashes_nothing(data_dir, monkeypatch):
-    X, y = load_yaleb([4, 22, 37], data_dir=data_dir)
+def test_repeated_paper_sized_load_hashes_nothing(yaleb_dir, monkeypatch):
+    X, y = load_yaleb([4, 22, 37], data_dir=yaleb_dir)
     assert X.shape == (192, 8064)
     monkeypatch.setattr(_integrity, "sha256_file", lambda path: pytest.fail(f"{path} hashed again"))
-    X_again, _ = load_yaleb([4, 22, 37], data_dir=data_dir)
+    X_again, _ = load_yaleb([4, 22, 37], data_dir=yaleb_dir)
     np.testing.assert_array_equal(X, X_again)
 
 

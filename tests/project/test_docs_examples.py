@@ -7,14 +7,13 @@ saves an interpreter start and the imports per example.
 import runpy
 import sys
 import warnings
-from pathlib import Path
 
 import pytest
 
 from kssc.datasets import get_data_dir, list_yaleb_images
+from support import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
-EXAMPLES = sorted(path.name for path in (ROOT / "examples").glob("*.py"))
+EXAMPLES = sorted(path.name for path in (REPO_ROOT / "examples").glob("*.py"))
 
 
 def _missing(files):
@@ -54,7 +53,7 @@ def test_example_runs(name, monkeypatch, capsys):
 
 
 def _run(name, args, monkeypatch, capsys):
-    path = ROOT / "examples" / name
+    path = REPO_ROOT / "examples" / name
     monkeypatch.setattr(sys, "argv", [str(path), *args])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

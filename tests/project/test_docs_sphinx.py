@@ -5,18 +5,18 @@ import inspect
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from support import REPO_ROOT
+
 PACKAGES = ("kssc", "kssc.datasets", "kssc.baselines")
 
 
 def _listed_in_api():
     """{module: names} of the autosummary entries of docs/api.rst."""
     listed, module = {}, None
-    for line in (ROOT / "docs" / "api.rst").read_text().splitlines():
+    for line in (REPO_ROOT / "docs" / "api.rst").read_text().splitlines():
         current = re.match(r"\.\. currentmodule:: ([\w.]+)", line)
         if current:
             module = current.group(1)
@@ -39,7 +39,7 @@ def test_api_reference_lists_every_public_object():
 def test_docs_build_without_warnings(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "sphinx", "-b", "html", "-E", "-W", "--keep-going", "-q",
-         str(ROOT / "docs"), str(tmp_path / "html")],
+         str(REPO_ROOT / "docs"), str(tmp_path / "html")],
         check=False, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "html" / "generated" / "kssc.KSSC.html").is_file()

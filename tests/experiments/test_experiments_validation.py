@@ -7,7 +7,6 @@ import itertools
 import math
 import os
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -19,15 +18,15 @@ from experiments.hopkins155_cv import hopkins_folds, select_out_of_fold, video_o
 from experiments.yale_grouped import choose_setting, subject_combinations
 from kssc.datasets import get_data_dir, list_hopkins_sequences
 from kssc.datasets.hopkins import hopkins_metadata
+from support import CONF_DIR
 
-CONF = str(Path(__file__).resolve().parent.parent / "conf")
 needs_data = pytest.mark.skipif(
     "KSSC_DATA_DIR" not in os.environ and not (get_data_dir() / "hopkins155").exists(),
     reason="data folder not available")
 
 
 def smoke_run(name, tmp_path):
-    with initialize_config_dir(config_dir=CONF, version_base="1.3"):
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         cfg = compose("config", overrides=[f"experiment={name}", "profile=smoke", "n_jobs=1",
                                            f"results_dir={tmp_path}"])
     frame = _runner.run(cfg)
@@ -102,7 +101,7 @@ def test_combinations_are_all_or_a_seeded_capped_draw_within_the_group():
 
 
 def test_the_grouped_tasks_of_the_committed_config():
-    with initialize_config_dir(config_dir=CONF, version_base="1.3"):
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         cfg = compose("config", overrides=["experiment=yale_grouped"])
     exp = _runner.config_as_dict(cfg)["experiment"]
     tasks = _runner.load("yale_grouped").tasks(exp)

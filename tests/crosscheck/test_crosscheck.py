@@ -3,7 +3,6 @@
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -21,8 +20,7 @@ from crosscheck.inputs import (
     write_inputs,
 )
 from crosscheck.run import main
-
-REPO = Path(__file__).resolve().parent.parent
+from support import REPO_ROOT
 
 
 def test_inputs_are_unit_points_with_balanced_labels():
@@ -97,9 +95,9 @@ def test_skips_without_the_reference_code(monkeypatch, tmp_path, capsys):
 
 def test_entry_point_skips_when_octave_is_not_on_the_path(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "KSSC_OCTAVE"}
-    env.update(PATH=str(tmp_path), PYTHONPATH=str(REPO))  # an empty PATH: no octave
+    env.update(PATH=str(tmp_path), PYTHONPATH=str(REPO_ROOT))  # an empty PATH: no octave
     done = subprocess.run([sys.executable, "-m", "crosscheck", "--output", str(tmp_path / "x.csv")],
-                          check=False, cwd=REPO, env=env, capture_output=True, text=True,
+                          check=False, cwd=REPO_ROOT, env=env, capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert "crosscheck skipped" in done.stdout

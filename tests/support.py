@@ -1,14 +1,22 @@
-"""Skip a test that needs real data files which are absent.
+"""What several test modules share: the repository's folders, a hash, and the rule for tests
+that need real data files (skip when absent; fail instead when $KSSC_DATA_DIR is set)."""
 
-Fail instead when $KSSC_DATA_DIR is set.
-"""
-
+import hashlib
 import os
+from pathlib import Path
 
 import pytest
 
 from kssc.datasets import get_data_dir
 from kssc.datasets._paths import missing_files
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+CONF_DIR = REPO_ROOT / "conf"
+
+
+def sha256(data):
+    """The hex SHA-256 of `data` (bytes)."""
+    return hashlib.sha256(data).hexdigest()
 
 
 def real_data(name, relpaths=None):

@@ -10,9 +10,9 @@ import scipy.sparse as sp
 from scipy.linalg import eigh
 from scipy.sparse.csgraph import laplacian
 
-from kssc.baselines import GFS, GSC, SSC, SSSC, TSC
 from kssc import KSSC
 from kssc._validation import DegenerateFitWarning, normalize_rows
+from kssc.baselines import GFS, GSC, SSC, SSSC, TSC
 from kssc.datasets.synthetic import make_subspaces
 from kssc.metrics import clustering_error
 from kssc.spectral import (

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from kssc.baselines import GFS, GSC, SSC, SSSC, TSC
 from kssc import ADMM
+from kssc.baselines import GFS, GSC, SSC, SSSC, TSC
 
 # Small settings so that every check's data (down to 10 samples, 1 feature) is valid.
 ESTIMATORS = [
