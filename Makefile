@@ -20,7 +20,7 @@ help:
 	@echo "make data-verify  check the data folder against the recorded checksums"
 	@echo "make bench     print the speed and memory benchmarks"
 	@echo "make test-all  also run the tests marked slow"
-	@echo "make lint      check the code with ruff (rules in pyproject.toml)"
+	@echo "make lint      check the code with ruff and the layering with import-linter (pyproject.toml)"
 	@echo "make crosscheck  compare with the authors' MATLAB code in GNU Octave (skipped without Octave)"
 
 $(STAMP): pyproject.toml
@@ -39,6 +39,7 @@ $(LINT_STAMP): $(STAMP)
 
 lint: $(LINT_STAMP)
 	$(VENV)/bin/ruff check .
+	PYTHONPATH=. $(VENV)/bin/lint-imports
 
 test: $(STAMP)
 	$(PY) -m pytest -m "not slow"

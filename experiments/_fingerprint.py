@@ -1,10 +1,12 @@
 """The fingerprint of a results CSV: a hash of the config that decides the results and one of
 the code that computes them.
 
-The runner writes it into the CSV's sidecar; `suite.py` recomputes a CSV whose sidecar's
-fingerprint differs from that of the config it would run, whoever wrote the CSV. The code
-is kssc/ (but the parts no experiment runs: NOT_RESULT_CODE), the runner
-machinery (MACHINERY) and the experiment's module with the experiments modules it imports.
+The runner writes it into the CSV's sidecar. The code digest covers kssc/ (but the parts no
+experiment runs: NOT_RESULT_CODE) with the data sets' checksum lists and metadata, the
+runner machinery (MACHINERY), the experiment's module with the experiments modules it
+imports, and the versions of the packages that compute (COMPUTING_PACKAGES). A code digest
+that differs from the sidecar's does not by itself make a result stale: `_currency` then
+asks whether the code still computes the same numbers.
 """
 
 import hashlib
@@ -23,6 +25,9 @@ MACHINERY = ("__init__.py", "_runner.py", "_io.py", "_fingerprint.py", "conventi
 # Parts of kssc/ that compute no experiment's results (no experiment imports them; a test
 # checks): the command line and the dask pipeline.
 NOT_RESULT_CODE = ("kssc/cli.py", "kssc/__main__.py", "kssc/distributed/")
+# The data sets' checksum lists and metadata decide what the loaders return.
+DATA_FILES = ("kssc/datasets/checksums", "kssc/datasets/metadata")
+COMPUTING_PACKAGES = ("numpy", "scipy", "scikit-learn", "numba", "faiss-cpu", "pandas")
 _IMPORT = re.compile(r"^from (?:experiments\.|\.)(\w+) import"
                      r"|^from (?:experiments|\.) import (\w+)",
                      re.MULTILINE)
@@ -37,12 +42,14 @@ def result_config(conf):
 
 def result_sources(name):
     """The files whose code computes experiment `name`'s results: kssc/ (less
-    NOT_RESULT_CODE), the runner machinery, the experiment's module and the
-    experiments modules it imports."""
+    NOT_RESULT_CODE), the data sets' checksum lists and metadata, the runner machinery, the
+    experiment's module and the experiments modules it imports."""
     root = _io.REPO_ROOT
     kssc = {path for path in root.joinpath("kssc").rglob("*.py")
             if not path.relative_to(root).as_posix().startswith(NOT_RESULT_CODE)}
-    files = {*kssc, *(root / "experiments" / f for f in MACHINERY)}
+    data = {path for folder in DATA_FILES for path in root.joinpath(folder).rglob("*")
+            if path.is_file()}
+    files = {*kssc, *data, *(root / "experiments" / f for f in MACHINERY)}
     todo = [root / "experiments" / f"{name}.py"]
     while todo:
         path = todo.pop()
@@ -55,11 +62,13 @@ def result_sources(name):
 
 
 def code_digest(name):
-    """Hash of the source files that compute experiment `name`'s results."""
+    """Hash of the source files and package versions that compute experiment `name`'s
+    results."""
     digest = hashlib.sha256()
     for path in result_sources(name):
         digest.update(str(path.relative_to(_io.REPO_ROOT)).encode())
         digest.update(path.read_bytes())
+    digest.update(repr(sorted(_io.package_versions(COMPUTING_PACKAGES).items())).encode())
     return digest.hexdigest()[:16]
 
 

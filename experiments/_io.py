@@ -60,7 +60,10 @@ def write_json(obj, path):
 
 def config_hash(obj):
     """Stable short hash of a JSON-serialisable config: decides whether a checkpoint resumes."""
-    blob = json.dumps(obj, sort_keys=True, default=str).encode()
+    # Through JSON first: a config read back from a sidecar has string keys where the composed
+    # one has integers ({2: ...} -> {"2": ...}), and both must hash alike.
+    plain = json.loads(json.dumps(obj, default=str))
+    blob = json.dumps(plain, sort_keys=True).encode()
     return hashlib.sha256(blob).hexdigest()[:16]
 
 
@@ -73,9 +76,10 @@ def git_revision():
         return "unknown"
 
 
-def package_versions():
+def package_versions(names=PACKAGES):
+    """{distribution: version, or None when not installed} of `names`."""
     versions = {}
-    for name in PACKAGES:
+    for name in names:
         try:
             versions[name] = importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:
@@ -87,13 +91,27 @@ def now():
     return _dt.datetime.now(_dt.timezone.utc).astimezone().isoformat(timespec="seconds")
 
 
+def sha256_file(path):
+    """The hex SHA-256 of a file's bytes."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def bound_files(results_dir, name):
+    """{file name: SHA-256} of experiment `name`'s CSV and summary table in results_dir: the
+    files a sidecar vouches for."""
+    files = [Path(results_dir) / f for f in (f"{name}.csv", f"{name}_table.csv")]
+    return {path.name: sha256_file(path) for path in files if path.exists()}
+
+
 def write_meta(cfg, path, *, fingerprint, started, wall_time, extra=None):
-    """The sidecar of one results CSV: its fingerprint (config + code), config, versions, git
+    """The sidecar of one results CSV, written after the CSV and its table: its fingerprint
+    (config + code), the files it vouches for (their SHA-256), config, versions, git
     revision, machine, timing."""
     config = cfg if isinstance(cfg, dict) else OmegaConf.to_container(cfg, resolve=True)
     meta = {
         "experiment": config.get("experiment", {}).get("name"),
         "fingerprint": fingerprint,
+        "files": bound_files(Path(path).parent, config.get("experiment", {}).get("name")),
         "config": config,
         "packages": package_versions(),
         "git_revision": git_revision(),

@@ -1,11 +1,21 @@
 """`make figures`' driver: runs what is missing or stale, skips what is current, and trusts
-a CSV only when its own sidecar carries the fingerprint of the config the suite would run."""
+a CSV only when its own sidecar vouches for its bytes and carries the fingerprint of the
+config the suite would run; a code change is judged by the numbers it computes (the probe)."""
 
 import json
 import re
+import shutil
 
-from experiments import _fingerprint, _runner, suite
+import pytest
+
+from experiments import _currency, _fingerprint, _io, _runner, complexity, suite, summarise
 from experiments.run import run
+
+
+@pytest.fixture(autouse=True)
+def probe_cache(tmp_path, monkeypatch):
+    """Each test its own probe cache (the repository's .cache/ is left alone)."""
+    monkeypatch.setattr(_currency, "PROBE_CACHE", tmp_path / "probes.json")
 
 
 def suite_args(results, figures):
@@ -26,10 +36,73 @@ def test_suite_skips_current_results_and_reruns_stale(tmp_path, capsys, monkeypa
     assert "complexity: results current" in capsys.readouterr().out
     assert (results / "complexity.csv").stat().st_mtime_ns == first_mtime
 
-    monkeypatch.setattr(_fingerprint, "code_digest", lambda name: "changed-code")
+    # Issue 27.7: a code change that computes the same numbers leaves the results current...
+    monkeypatch.setattr(_fingerprint, "code_digest", lambda name: "refactored-code")
+    suite.main(suite_args(results, figures))
+    assert "complexity: results current" in capsys.readouterr().out
+    assert (results / "complexity.csv").stat().st_mtime_ns == first_mtime
+
+    # ... and one that changes a number is caught.
+    real = complexity.requirements
+    monkeypatch.setattr(complexity, "requirements",
+                        lambda *args, **kw: tuple(2 * value for value in real(*args, **kw)))
+    monkeypatch.setattr(_fingerprint, "code_digest", lambda name: "changed-numbers")
     suite.main(suite_args(results, figures))
     assert "complexity: running" in capsys.readouterr().out
     assert json.loads((results / "complexity.meta.json").read_text())["fingerprint"] != first
+
+
+def test_a_summary_code_change_rewrites_the_table_without_rerunning(tmp_path, capsys,
+                                                                    monkeypatch):
+    results, figures = tmp_path / "results", tmp_path / "figures"
+    suite.main(suite_args(results, figures))
+    first_mtime = (results / "complexity.csv").stat().st_mtime_ns
+    declared = _runner.load("complexity")
+    summary = declared.summary
+    changed = declared.__class__(
+        tasks=declared.tasks, trial=declared.trial, compute=declared.compute, check=declared.check,
+        summary=lambda frame, exp: summary(frame, exp).assign(extra=1))
+    monkeypatch.setattr(_runner, "load", lambda name: changed)
+    monkeypatch.setattr(summarise, "load", lambda name: changed)
+    monkeypatch.setattr(_fingerprint, "code_digest", lambda name: "new-summary")
+    capsys.readouterr()
+    suite.main(suite_args(results, figures))
+    out = capsys.readouterr().out
+    assert "summary table rewritten" in out and "complexity: results current" in out
+    assert (results / "complexity.csv").stat().st_mtime_ns == first_mtime
+    assert "extra" in _io.read_results(results, "complexity_table").columns
+    suite.main(suite_args(results, figures))  # the sidecar now vouches for the new table
+    assert "summary table rewritten" not in capsys.readouterr().out
+
+
+def test_a_csv_replaced_under_its_sidecar_is_recomputed(tmp_path, capsys):
+    # Issue 29.1: another run's CSV copied over the committed one, sidecar left in place.
+    results, figures = tmp_path / "results", tmp_path / "figures"
+    suite.main(suite_args(results, figures))
+    other = tmp_path / "other"
+    run(suite.compose_config("complexity", "smoke", [f"results_dir={other}",
+                                                     "experiment.n_points=2"]))
+    shutil.copy(other / "complexity.csv", results / "complexity.csv")
+    capsys.readouterr()
+    suite.main(suite_args(results, figures))
+    out = capsys.readouterr().out
+    assert "complexity: running" in out and "files differ" in out
+
+
+def test_a_fingerprint_pasted_into_another_sidecar_is_recomputed(tmp_path, capsys):
+    # Issue 29.1: a run with another config, its sidecar given the committed fingerprint.
+    results, figures = tmp_path / "results", tmp_path / "figures"
+    suite.main(suite_args(results, figures))
+    good = json.loads((results / "complexity.meta.json").read_text())
+    run(suite.compose_config("complexity", "smoke", [f"results_dir={results}",
+                                                     "experiment.n_points=2"]))
+    forged = json.loads((results / "complexity.meta.json").read_text())
+    forged["fingerprint"], forged["probe"] = good["fingerprint"], good["probe"]
+    (results / "complexity.meta.json").write_text(json.dumps(forged))
+    capsys.readouterr()
+    suite.main(suite_args(results, figures))
+    out = capsys.readouterr().out
+    assert "complexity: running" in out and "not that of its own config" in out
 
 
 def test_results_written_by_another_config_are_recomputed(tmp_path, capsys):
@@ -91,13 +164,14 @@ def test_paper_profile_results_stay_current_for_the_default_profile(tmp_path, ca
     # Issue 16: `make figures` must not replace committed paper-protocol results by a default
     # run; the reverse (paper asked, default results present) recomputes.
     results, figures = tmp_path / "results", tmp_path / "figures"
-    real_compose = suite.compose_config
+    real_compose = _currency.compose_config
 
     def compose(name, profile, overrides=()):
         # Give the two profiles different grids, as synthetic_dvsn's trials differ.
         extra = ["experiment.n_points=2"] if profile == "paper" else []
         return real_compose(name, "smoke", [*overrides, *extra])
 
+    monkeypatch.setattr(_currency, "compose_config", compose)
     monkeypatch.setattr(suite, "compose_config", compose)
     args = ["--only", "complexity", "--results", str(results), "--figures", str(figures)]
     suite.main(["--profile", "paper", *args])
