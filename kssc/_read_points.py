@@ -31,7 +31,7 @@ class Points:
     X: np.ndarray
     ids: list | None  # one string per row, or None (rows are numbered)
     id_name: str  # header of the IDs in the labels file
-    summary: str  # how the file was read, one line
+    summary: str  # how a table was read, one line ("" for a .npy array)
 
 
 def _format_id(value):
@@ -304,5 +304,5 @@ def read_points(path, *, columns=None, id_column=None, delimiter=None, header=No
     if id_index is not None:
         parts.append(f"IDs from column {column_label(source.names, id_index)}"
                      + (" (pandas' index)" if id_index == source.index_column else ""))
-    summary = "; ".join(part for part in parts if part)
+    summary = "; ".join(part for part in parts if part) if source.table else ""
     return Points(X, ids, id_name, summary)

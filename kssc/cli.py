@@ -133,12 +133,12 @@ def _parser():
 
     output = cluster.add_argument_group(
         "output", "Written atomically once the fit succeeded; never over an input file.")
-    output.add_argument("-o", "--output", type=Path, metavar="PATH.csv",
+    output.add_argument("-o", "--output", type=str, metavar="PATH.csv",
                         help="labels CSV: ID (or row) and label (default: FILE with suffix "
                              ".labels.csv)")
-    output.add_argument("--save-z", type=Path, metavar="PATH.npz",
+    output.add_argument("--save-z", type=str, metavar="PATH.npz",
                         help="also save the representation matrix Z (scipy sparse .npz)")
-    output.add_argument("--timings", type=Path, metavar="PATH.json",
+    output.add_argument("--timings", type=str, metavar="PATH.json",
                         help="also save the seconds per stage as JSON")
     return parser
 
@@ -178,7 +178,8 @@ def _cluster(args):
     if not args.file.is_file():
         problem = "is a folder" if args.file.is_dir() else "no such file"
         raise CommandError(f"{args.file}: {problem}.")
-    output = args.output or args.file.with_suffix(".labels.csv")
+    # Output paths stay strings: Path() would drop the trailing "/" of a folder name.
+    output = args.output or str(args.file.with_suffix(".labels.csv"))
     outputs = {"--output": output, "--save-z": args.save_z, "--timings": args.timings}
     check_outputs({k: v for k, v in outputs.items() if v is not None}, [args.file])
 
