@@ -159,7 +159,8 @@ def _header_row(path, numbers, rows):
 
 
 def text_layout(path, delimiter=None, header=None):
-    """The `TextLayout` of `path`: `delimiter` and `header` where given, else guessed."""
+    """The `TextLayout` of `path`: `delimiter` (" ": whitespace) and `header` where given, else
+    guessed."""
     comments, head = _head(path)
     if not head:
         raise TableError(f"{path}: holds no data (an empty file or only comment lines).")
@@ -167,6 +168,8 @@ def text_layout(path, delimiter=None, header=None):
     guessed = delimiter is None
     if guessed:
         delimiter = _sniff(path, numbers, lines)
+    elif delimiter == " ":
+        delimiter = None  # runs of whitespace, as np.savetxt's default writes
     rows = _split(lines, delimiter)
     notes = [f"{comments} '#' line(s) before the table skipped"] if comments else []
     if header is None:

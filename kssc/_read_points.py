@@ -117,10 +117,11 @@ class _Parquet:
         except ImportError as error:
             raise TableError(
                 f"{path}: reading .parquet needs pandas and pyarrow "
-                f"(pip install 'kssc[parquet]'); or save the table as .npy or .csv. ({error})"
+                "(pip install 'kssc[parquet]'); or save the table as .npy or .csv."
             ) from error
         except (ValueError, OSError) as error:  # pyarrow's ArrowInvalid is a ValueError
-            raise TableError(f"{path}: not a readable parquet file ({error}).") from error
+            reason = " ".join(str(error).split())  # one line
+            raise TableError(f"{path}: not a readable parquet file ({reason}).") from error
         self.path, self.frame = path, frame
         self.names = [str(name) for name in frame.columns]
         self.n_columns = len(self.names)
@@ -304,5 +305,8 @@ def read_points(path, *, columns=None, id_column=None, delimiter=None, header=No
     if id_index is not None:
         parts.append(f"IDs from column {column_label(source.names, id_index)}"
                      + (" (pandas' index)" if id_index == source.index_column else ""))
+    if source.index_column not in (None, id_index) and columns is None:
+        parts.append(f"column {column_label(source.names, source.index_column)} "
+                     "(pandas' index) left out")
     summary = "; ".join(part for part in parts if part) if source.table else ""
     return Points(X, ids, id_name, summary)

@@ -71,19 +71,29 @@ def write_all(writers):
     writers : dict
         Path -> (mode, write) where mode is "w" or "wb" and ``write(handle)`` writes the
         file's contents.
+
+    Raises
+    ------
+    OutputError
+        Naming the path that could not be written (no output is written then).
     """
     staged = []
     try:
         for path, (mode, write) in writers.items():
             real = _real(path)
-            descriptor, temporary = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.")
-            staged.append((temporary, real))
-            text = {"newline": "", "encoding": "utf-8"} if mode == "w" else {}
-            with os.fdopen(descriptor, mode, **text) as handle:
-                write(handle)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.chmod(temporary, _mode(real))
+            try:
+                descriptor, temporary = tempfile.mkstemp(dir=real.parent,
+                                                         prefix=f".{real.name}.")
+                staged.append((temporary, real))
+                text = {"newline": "", "encoding": "utf-8"} if mode == "w" else {}
+                with os.fdopen(descriptor, mode, **text) as handle:
+                    write(handle)
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                os.chmod(temporary, _mode(real))
+            except OSError as error:
+                raise OutputError(f"{path}: cannot write it ({error.strerror or error}); "
+                                  "no output was written.") from error
         for temporary, real in staged:
             os.replace(temporary, real)
     except BaseException:

@@ -26,7 +26,8 @@ from .estimator import KSSC
 from .presets import PRESETS, preset_params
 
 METHODS = ("kssc", "ssc", "gfs", "gsc", "sssc", "tsc")
-DELIMITERS = {"tab": "\t", "\\t": "\t", "space": None, "whitespace": None}
+# Names of delimiters; " " stands for runs of whitespace.
+DELIMITERS = {"tab": "\t", "\\t": "\t", "space": " ", "whitespace": " "}
 
 # Command-line option -> estimator parameter; an option is passed on only when given, and
 # only to a method that has the parameter.
@@ -208,11 +209,7 @@ def _cluster(args):
                   "n_clusters": int(model.n_clusters_), "seconds": model.timings_}
         text = json.dumps(record, indent=2) + "\n"
         writers[args.timings] = ("w", lambda handle: handle.write(text))
-    try:
-        write_all(writers)
-    except OSError as error:
-        raise CommandError(f"{error.filename or output}: cannot write it ({_reason(error)}); "
-                           "no output was written.") from error
+    write_all(writers)
     print(f"{args.method}: {X.shape[0]} points -> {model.n_clusters_} clusters in "
           f"{model.timings_['total']:.2f} s; labels in {output}", file=sys.stderr)
 
@@ -234,8 +231,9 @@ def main(argv=None):
     try:
         _cluster(args)
     except (CommandError, TableError, OutputError) as error:
-        parser.exit(2, f"kssc {args.command}: error: {error}\n")
+        message = str(error)
     except (OSError, EOFError, MemoryError, UnicodeDecodeError) as error:
-        where = getattr(error, "filename", None) or args.file
-        parser.exit(2, f"kssc {args.command}: error: {where}: {_reason(error)}\n")
-    return 0
+        message = f"{getattr(error, 'filename', None) or args.file}: {_reason(error)}"
+    else:
+        return 0
+    parser.exit(2, f"kssc {args.command}: error: {' '.join(message.split())}\n")

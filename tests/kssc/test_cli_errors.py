@@ -207,7 +207,8 @@ def test_full_disk_leaves_no_output_and_the_old_one_intact(points, tmp_path, cap
 
     monkeypatch.setattr(kssc._write_atomic.os, "fsync", full_disk)
     err = _fails(["cluster", points, "-k", 2, "-o", labels, "--save-z", z], capsys)
-    assert "No space left on device" in err and "no output was written" in err
+    named = labels if failing == "labels" else z
+    assert f"{named}: cannot write it (No space left on device); no output was written" in err
     assert labels.read_text() == "old labels\n" and not z.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["labels.csv", "points.npy"]
 

@@ -68,6 +68,17 @@ def test_to_csv_with_index_keeps_the_index_as_ids(digits):
     assert header == ["index", "label"] and ids == [str(i) for i in frame.index]
 
 
+def test_id_column_beside_the_pandas_index(subspaces, capsys):
+    folder, X, labels = subspaces
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(12)])
+    frame.insert(5, "key", [f"k{i}" for i in range(90)])
+    frame.to_csv(folder / "keyed.csv")  # index, f0..f4, key, f5..f11
+    header, ids, read = _run(folder, folder / "keyed.csv", "-k", 3, "--id-column", "key")
+    np.testing.assert_array_equal(read, labels)
+    assert header == ["key", "label"] and ids[:2] == ["k0", "k1"]
+    assert "column 1 ('') (pandas' index) left out" in capsys.readouterr().err
+
+
 def test_to_csv_numeric_header_is_a_header(digits, capsys):
     folder, X, labels = digits
     pd.DataFrame(X).to_csv(folder / "plain.csv", index=False)  # header 0,1,...,63
@@ -92,6 +103,8 @@ def test_given_delimiter_and_whitespace_tables(subspaces):
     folder, X, labels = subspaces
     np.savetxt(folder / "spaces.txt", X)  # numpy's default: one space, %.18e
     np.testing.assert_array_equal(_run(folder, folder / "spaces.txt", "-k", 3)[2], labels)
+    read = _run(folder, folder / "spaces.txt", "-k", 3, "--delimiter", "space")[2]
+    np.testing.assert_array_equal(read, labels)
     pd.DataFrame(X).to_csv(folder / "semicolon.csv", sep=";", index=False)
     read = _run(folder, folder / "semicolon.csv", "-k", 3, "--delimiter", ";")[2]
     np.testing.assert_array_equal(read, labels)
@@ -173,6 +186,14 @@ def test_parquet_string_column_is_named(subspaces, capsys):
     header, ids, read = _run(folder, folder / "names.parquet", "-k", 3, "--id-column", "name")
     np.testing.assert_array_equal(read, labels)
     assert header == ["name", "label"] and ids[:2] == ["p0", "p1"]
+
+
+@needs_pyarrow
+def test_parquet_that_is_not_parquet(tmp_path, capsys):
+    path = tmp_path / "points.parquet"
+    path.write_text("a,b\n1,2\n")
+    err = _fails(["cluster", path, "-k", 2], capsys)
+    assert f"{path}: not a readable parquet file" in err
 
 
 @pytest.mark.skipif(_HAS_PYARROW, reason="pyarrow is installed")
