@@ -19,9 +19,9 @@ from pathlib import Path
 import scipy.sparse as sp
 
 from . import __version__
-from ._read_delimited import TableError
-from ._read_points import SUFFIXES, read_points
-from ._write_atomic import OutputError, check_outputs, write_all
+from ._cli_delimited import TableError
+from ._cli_output import OutputError, check_outputs, write_all
+from ._cli_points import SUFFIXES, read_points
 from .estimator import KSSC
 from .presets import PRESETS, preset_params
 
