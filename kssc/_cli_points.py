@@ -45,6 +45,7 @@ class _Npy:
     names = None
     table = False
     index_column = None
+    summary = ""
 
     def __init__(self, path):
         size = os.path.getsize(path)
@@ -59,9 +60,8 @@ class _Npy:
             except ValueError as error:
                 raise TableError(f"{path}: not a .npy array ({error}).") from error
             offset = handle.tell()
-        if dtype.hasobject or dtype.names:
-            raise TableError(f"{path}: holds {dtype} values, not numbers.")
-        if not any(np.issubdtype(dtype, kind) for kind in (np.integer, np.floating, np.bool_)):
+        numeric = any(np.issubdtype(dtype, kind) for kind in (np.integer, np.floating, np.bool_))
+        if dtype.hasobject or dtype.names or not numeric:
             raise TableError(f"{path}: holds {dtype} values, not numbers.")
         needed = math.prod(shape) * dtype.itemsize
         if size - offset < needed:
@@ -72,7 +72,6 @@ class _Npy:
             raise TableError(f"{path}: holds an array of shape {shape}; expected a 2-D table "
                              "(n_samples, n_features), one point per row.")
         self.path, self.n_columns = path, shape[1]
-        self.summary = ""
 
     def load(self, features, id_index):
         array = np.load(self.path, allow_pickle=False, mmap_mode="r")
@@ -160,15 +159,15 @@ def _resolve(path, names, n_columns, item, option):
             return matches[0]
         shown = ", ".join(repr(n) for n in names[:8]) + (", ..." if len(names) > 8 else "")
         problem = "several columns are named" if matches else "no column named"
-        raise TableError(f"{path}: {option}: {problem} {item!r} (the header row names "
-                         f"{shown}; with a header, columns are chosen by name).")
+        raise TableError(f"{path}: {option}: {problem} {item!r} (the columns are named "
+                         f"{shown}; they are chosen by name).")
     try:
         number = int(item)
     except ValueError:
         number = 0
     if not 1 <= number <= n_columns:
         raise TableError(f"{path}: {option}: {item!r} is not a column number from 1 to "
-                         f"{n_columns} (the file has no header row, so columns are numbered).")
+                         f"{n_columns} (the file names no columns, so they are numbered).")
     return number - 1
 
 

@@ -108,7 +108,8 @@ def _parser():
                               "detected, including pandas' 0,1,2,... header)")
 
     model = cluster.add_argument_group(
-        "k-SSC", "Options given override the preset; an option a --method lacks is refused.")
+        "the model", "Options given override the preset; an option that --method lacks is "
+                     "refused.")
     model.add_argument("--preset", choices=PRESETS,
                        help="a validated setting of kssc.presets (default: the estimator's "
                             "defaults)")
