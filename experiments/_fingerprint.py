@@ -24,7 +24,7 @@ MACHINERY = ("__init__.py", "_runner.py", "_io.py", "_fingerprint.py", "conventi
              "_bootstrap.py")
 # Parts of kssc/ that compute no experiment's results (no experiment imports them; a test
 # checks): the command line and the dask pipeline.
-NOT_RESULT_CODE = ("kssc/cli.py", "kssc/__main__.py", "kssc/distributed/")
+NOT_RESULT_CODE = ("kssc/cli.py", "kssc/_cli", "kssc/__main__.py", "kssc/distributed/")
 # The data sets' checksum lists and metadata decide what the loaders return.
 DATA_FILES = ("kssc/datasets/checksums", "kssc/datasets/metadata")
 COMPUTING_PACKAGES = ("numpy", "scipy", "scikit-learn", "numba", "faiss-cpu", "pandas")

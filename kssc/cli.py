@@ -1,23 +1,33 @@
 """Command line: ``kssc cluster FILE -k 5`` (or ``python -m kssc cluster FILE -k 5``).
 
-Reads a table of points (rows are samples) from a .npy, .csv or .parquet file, clusters it
-with k-SSC or a baseline, and writes the labels as CSV, optionally Z (.npz) and the timings
-(JSON).
+Reads a table of points (rows are samples) from a .npy, .csv/.tsv/.txt or .parquet file,
+clusters it with k-SSC (optionally a preset of `kssc.presets`) or a baseline, and writes the
+labels as CSV beside the row IDs, optionally Z (.npz) and the timings (JSON). A file it
+cannot read for sure is refused with the options that say how to read it, as in
+``python -m kssc cluster FILE --columns 2:65 --id-column id --delimiter tab --no-header``.
+Every user error (file, column, option, output path) exits with status 2 and one line naming
+the file and the problem; the outputs are written together and atomically, never over an
+input.
 """
 
 import argparse
+import csv
 import json
 import sys
 from pathlib import Path
 
-import numpy as np
 import scipy.sparse as sp
 
 from . import __version__
+from ._cli_delimited import TableError
+from ._cli_output import OutputError, check_outputs, write_all
+from ._cli_points import SUFFIXES, read_points
 from .estimator import KSSC
+from .presets import PRESETS, preset_params
 
 METHODS = ("kssc", "ssc", "gfs", "gsc", "sssc", "tsc")
-READERS = (".npy", ".csv", ".parquet")
+# Names of delimiters; " " stands for runs of whitespace.
+DELIMITERS = {"tab": "\t", "\\t": "\t", "space": " ", "whitespace": " "}
 
 # Command-line option -> estimator parameter; an option is passed on only when given, and
 # only to a method that has the parameter.
@@ -27,13 +37,23 @@ ESTIMATOR_OPTIONS = {
     "solver": "--solver",
     "positive": "--positive",
     "metric": "--metric",
+    "neighbor_algorithm": "--neighbor-algorithm",
     "n_in_sample": "--n-in-sample",
     "assign_labels": "--assign-labels",
+    "n_jobs": "--n-jobs",
 }
 
 
 class CommandError(ValueError):
     """A file or option the command cannot use; the message names it and the problem."""
+
+
+def _choices(parameter):
+    """The string values KSSC accepts for `parameter`, from its parameter constraints."""
+    for constraint in KSSC._parameter_constraints[parameter]:
+        if hasattr(constraint, "options"):
+            return sorted(constraint.options)
+    raise LookupError(parameter)
 
 
 def _estimator_class(method):
@@ -44,68 +64,13 @@ def _estimator_class(method):
     return getattr(baselines, method.upper())
 
 
-def _read_csv(path):
-    with open(path) as handle:
-        first = handle.readline()
-    try:
-        [float(field) for field in first.split(",")]
-        header = 0
-    except ValueError:
-        header = 1
-    try:
-        return np.loadtxt(path, delimiter=",", skiprows=header, ndmin=2)
-    except ValueError as error:
-        raise CommandError(f"{path}: not a numeric table ({error})") from error
-
-
-def _read_parquet(path):
-    try:
-        import pandas as pd
-
-        frame = pd.read_parquet(path)
-    except ImportError as error:
-        raise CommandError(
-            f"{path}: reading .parquet needs pandas and pyarrow "
-            f"(pip install 'kssc[parquet]'); or save the table as .npy or .csv. ({error})"
-        ) from error
-    text = [name for name, dtype in frame.dtypes.items() if not np.issubdtype(dtype, np.number)]
-    if text:
-        raise CommandError(f"{path}: column(s) {text[:5]} are not numeric.")
-    return frame.to_numpy(dtype=float)
-
-
-def read_points(path):
-    """The (n_samples, n_features) float array in `path` (.npy, .csv or .parquet).
-
-    Raises CommandError, naming the file, when it is missing, has another extension, or does
-    not hold a 2-D table of finite numbers.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise CommandError(f"{path}: no such file.")
-    suffix = path.suffix.lower()
-    if suffix not in READERS:
-        raise CommandError(f"{path}: unsupported extension {suffix!r}; use one of {READERS}.")
-    if suffix == ".npy":
-        try:
-            X = np.load(path, allow_pickle=False)
-        except ValueError as error:
-            raise CommandError(f"{path}: not a numeric .npy array ({error})") from error
-    elif suffix == ".csv":
-        X = _read_csv(path)
-    else:
-        X = _read_parquet(path)
-    if not any(np.issubdtype(X.dtype, kind) for kind in (np.integer, np.floating, np.bool_)):
-        raise CommandError(f"{path}: holds {X.dtype} values, not numbers.")
-    if X.ndim != 2:
-        raise CommandError(f"{path}: holds an array of shape {X.shape}; expected a 2-D table "
-                         "(n_samples, n_features), one point per row.")
-    X = X.astype(np.float64, copy=False)
-    bad = np.flatnonzero(~np.isfinite(X).all(axis=1))
-    if bad.size:
-        raise CommandError(f"{path}: {bad.size} row(s) hold NaN or infinite values "
-                         f"(rows {bad[:5].tolist()}).")
-    return X
+def _delimiter(text):
+    if text in DELIMITERS:
+        return DELIMITERS[text]
+    if len(text) != 1 or text in "\"\r\n":
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not one character (or tab, space)")
+    return text
 
 
 def _parser():
@@ -115,35 +80,68 @@ def _parser():
     commands = parser.add_subparsers(dest="command", required=True)
     cluster = commands.add_parser(
         "cluster", help="cluster the rows of a .npy, .csv or .parquet file",
-        description="Cluster the rows of FILE and write one label per row.")
+        description="Cluster the rows of FILE and write one label per row, beside the row's "
+                    "ID (or its number from 0). A text file's delimiter, header row and "
+                    "pandas index column are detected; what cannot be told for sure is "
+                    "refused with the option to pass. Errors exit with status 2.")
     cluster.add_argument("file", type=Path, metavar="FILE",
-                         help=".npy, .csv (optional header row) or .parquet; one point per row")
+                         help=f"one point per row: {', '.join(SUFFIXES)}")
     cluster.add_argument("-k", "--n-clusters", type=int, default=None, metavar="N",
                          help="number of clusters (default: estimated from the eigen-gap)")
     cluster.add_argument("--method", choices=METHODS, default="kssc",
                          help="k-SSC or a baseline (default: kssc)")
-    cluster.add_argument("--n-neighbors", type=int, metavar="K",
-                         help="neighbours per point (kssc, gsc, tsc)")
-    cluster.add_argument("--lam", type=float, help="l1 weight lambda (kssc, ssc, sssc)")
-    cluster.add_argument("--solver", choices=("relaxed", "exact", "admm"),
-                         help="coefficient solver: FISTA (kssc's default), LADMPSAP or ADMM")
-    cluster.add_argument("--positive", action=argparse.BooleanOptionalAction, default=None,
-                         help="non-negative coefficients (kssc, ssc; default: the method's)")
-    cluster.add_argument("--metric", choices=("euclidean", "abs_cosine"),
-                         help="neighbour metric (kssc)")
-    cluster.add_argument("--n-in-sample", type=int, metavar="M", help="in-sample points (sssc)")
-    cluster.add_argument("--assign-labels", choices=("discretize", "kmeans", "njw"),
-                         help="labels from the spectral embedding")
-    cluster.add_argument("--random-state", type=int, default=0, metavar="SEED",
-                         help="seed (default: 0)")
-    cluster.add_argument("-o", "--output", type=Path, metavar="PATH.csv",
-                         help="labels CSV (default: FILE with suffix .labels.csv)")
-    cluster.add_argument("--save-z", type=Path, metavar="PATH.npz",
-                         help="also save the representation matrix Z (scipy sparse .npz)")
-    cluster.add_argument("--timings", type=Path, metavar="PATH.json",
-                         help="also save the seconds per stage as JSON")
-    cluster.add_argument("-v", "--verbose", action="store_true",
-                         help="report each stage of the fit on stderr")
+
+    reading = cluster.add_argument_group(
+        "reading FILE", "Columns are named by the header row when the file has one, else "
+                        "numbered from 1; ranges a:b include both ends.")
+    reading.add_argument("--columns", metavar="COLS",
+                         help="feature columns, e.g. 'f0:f63' or '2:65,70' (default: every "
+                              "column but the IDs; a column of distinct integers is refused "
+                              "unless chosen here)")
+    reading.add_argument("--id-column", metavar="COL",
+                         help="a column of IDs: kept out of the features, written beside the "
+                              "labels (default: the index column pandas' to_csv writes)")
+    reading.add_argument("--delimiter", type=_delimiter, metavar="CHAR",
+                         help="text files: ',', ';', tab, '|', space... (default: guessed)")
+    reading.add_argument("--header", action=argparse.BooleanOptionalAction, default=None,
+                         help="text files: the first line names the columns (default: "
+                              "detected, including pandas' 0,1,2,... header)")
+
+    model = cluster.add_argument_group(
+        "the model", "Options given override the preset; an option that --method lacks is "
+                     "refused.")
+    model.add_argument("--preset", choices=PRESETS,
+                       help="a validated setting of kssc.presets (default: the estimator's "
+                            "defaults)")
+    model.add_argument("--n-neighbors", type=int, metavar="K",
+                       help="neighbours per point (kssc, gsc, tsc)")
+    model.add_argument("--lam", type=float, help="l1 weight lambda (kssc, ssc, sssc)")
+    model.add_argument("--solver", choices=("relaxed", "exact", "admm"),
+                       help="coefficient solver: FISTA (kssc's default), LADMPSAP or ADMM")
+    model.add_argument("--positive", action=argparse.BooleanOptionalAction, default=None,
+                       help="non-negative coefficients (kssc, ssc; default: the method's)")
+    model.add_argument("--metric", choices=_choices("metric"), help="neighbour metric")
+    model.add_argument("--neighbor-algorithm", choices=_choices("neighbor_algorithm"),
+                       help="exact or approximate neighbour search (default: auto, "
+                            "approximate from 50,000 points)")
+    model.add_argument("--assign-labels", choices=_choices("assign_labels"),
+                       help="labels from the spectral embedding")
+    model.add_argument("--n-in-sample", type=int, metavar="M", help="in-sample points (sssc)")
+    model.add_argument("--n-jobs", type=int, metavar="J", help="parallel chunks (kssc)")
+    model.add_argument("--random-state", type=int, default=0, metavar="SEED",
+                       help="seed (default: 0)")
+    model.add_argument("-v", "--verbose", action="count", default=0,
+                       help="report each stage of the fit on stderr")
+
+    output = cluster.add_argument_group(
+        "output", "Written atomically once the fit succeeded; never over an input file.")
+    output.add_argument("-o", "--output", type=str, metavar="PATH.csv",
+                        help="labels CSV: ID (or row) and label (default: FILE with suffix "
+                             ".labels.csv)")
+    output.add_argument("--save-z", type=str, metavar="PATH.npz",
+                        help="also save the representation matrix Z (scipy sparse .npz)")
+    output.add_argument("--timings", type=str, metavar="PATH.json",
+                        help="also save the seconds per stage as JSON")
     return parser
 
 
@@ -151,7 +149,11 @@ def _estimator(args):
     estimator_class = _estimator_class(args.method)
     accepted = estimator_class().get_params()
     params = {"n_clusters": args.n_clusters, "random_state": args.random_state,
-              "verbose": int(args.verbose)}
+              "verbose": args.verbose}
+    if args.preset is not None:
+        if args.method != "kssc":
+            raise CommandError(f"--preset applies to --method kssc, not {args.method}.")
+        params.update(preset_params(args.preset))
     for name, option in ESTIMATOR_OPTIONS.items():
         value = getattr(args, name)
         if value is None:
@@ -162,26 +164,65 @@ def _estimator(args):
     return estimator_class(**{k: v for k, v in params.items() if k in accepted})
 
 
+def _labels_writer(points, labels):
+    def write(handle):
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow([points.id_name, "label"])
+        ids = points.ids if points.ids is not None else range(len(labels))
+        writer.writerows(zip(ids, labels.tolist(), strict=True))
+    return write
+
+
 def _cluster(args):
     if args.save_z is not None and args.method == "sssc":
         raise CommandError("--save-z: sssc builds no representation matrix over all points.")
     model = _estimator(args)
-    X = read_points(args.file)
+    if not args.file.is_file():
+        problem = "is a folder" if args.file.is_dir() else "no such file"
+        raise CommandError(f"{args.file}: {problem}.")
+    # Output paths stay strings: Path() would drop the trailing "/" of a folder name.
+    output = args.output or str(args.file.with_suffix(".labels.csv"))
+    outputs = {"--output": output, "--save-z": args.save_z, "--timings": args.timings}
+    check_outputs({k: v for k, v in outputs.items() if v is not None}, [args.file])
+
+    try:
+        points = read_points(args.file, columns=args.columns, id_column=args.id_column,
+                             delimiter=args.delimiter, header=args.header)
+    except (OSError, EOFError, MemoryError, UnicodeDecodeError) as error:
+        raise CommandError(f"{args.file}: cannot read it ({_reason(error)}).") from error
+    X = points.X
+    if points.summary:
+        print(f"kssc cluster: read {args.file}: {points.summary}", file=sys.stderr)
     try:
         model.fit(X)
     except ValueError as error:
         raise CommandError(f"{args.file}: {error}") from error
-    output = args.output or args.file.with_suffix(".labels.csv")
-    np.savetxt(output, np.column_stack([np.arange(len(X)), model.labels_]), fmt="%d",
-               delimiter=",", header="row,label", comments="")
+    except MemoryError as error:
+        raise CommandError(f"{args.file}: not enough memory to cluster {X.shape[0]} points of "
+                           f"{X.shape[1]} features with --method {args.method}.") from error
+
+    writers = {output: ("w", _labels_writer(points, model.labels_))}
     if args.save_z is not None:
-        sp.save_npz(args.save_z, model.representation_matrix_.tocsr())
+        Z = model.representation_matrix_.tocsr()
+        writers[args.save_z] = ("wb", lambda handle: sp.save_npz(handle, Z))
     if args.timings is not None:
         record = {"method": args.method, "n_samples": X.shape[0], "n_features": X.shape[1],
-                  "n_clusters": model.n_clusters_, "seconds": model.timings_}
-        args.timings.write_text(json.dumps(record, indent=2) + "\n")
+                  "n_clusters": int(model.n_clusters_), "seconds": model.timings_}
+        text = json.dumps(record, indent=2) + "\n"
+        writers[args.timings] = ("w", lambda handle: handle.write(text))
+    write_all(writers)
     print(f"{args.method}: {X.shape[0]} points -> {model.n_clusters_} clusters in "
           f"{model.timings_['total']:.2f} s; labels in {output}", file=sys.stderr)
+
+
+def _reason(error):
+    if isinstance(error, UnicodeDecodeError):
+        return f"not UTF-8 text ({error.reason}); save it as UTF-8"
+    if isinstance(error, MemoryError):
+        return "not enough memory"
+    if isinstance(error, EOFError):
+        return f"it ends early: {error}"
+    return error.strerror or str(error) or type(error).__name__
 
 
 def main(argv=None):
@@ -190,6 +231,10 @@ def main(argv=None):
     args = parser.parse_args(argv)
     try:
         _cluster(args)
-    except CommandError as error:
-        parser.exit(2, f"kssc {args.command}: error: {error}\n")
-    return 0
+    except (CommandError, TableError, OutputError) as error:
+        message = str(error)
+    except (OSError, EOFError, MemoryError, UnicodeDecodeError) as error:
+        message = f"{getattr(error, 'filename', None) or args.file}: {_reason(error)}"
+    else:
+        return 0
+    parser.exit(2, f"kssc {args.command}: error: {' '.join(message.split())}\n")

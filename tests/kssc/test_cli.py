@@ -1,6 +1,6 @@
-"""The command line: `kssc cluster FILE` on .npy, .csv and .parquet files, and its errors."""
+"""The command line: `kssc cluster FILE`, its options and outputs (reading files:
+test_cli_reading.py; errors and output safety: test_cli_errors.py)."""
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from kssc import clustering_error
+from kssc import KSSC, clustering_error
 from kssc.cli import main
+from kssc.presets import PRESETS, preset_params
 
 
 def _subspaces(n_per=40, dim=3, ambient=30, n_subspaces=3, seed=0):
@@ -117,66 +118,69 @@ def test_option_of_another_method_is_refused(points, capsys):
     assert "no representation matrix" in err
 
 
-def _write_bad(tmp_path, kind):
-    if kind == "missing":
-        return tmp_path / "absent.npy"
-    if kind == "extension":
-        path = tmp_path / "points.txt"
-        path.write_text("1,2\n3,4\n")
-    elif kind == "text":
-        path = tmp_path / "points.csv"
-        path.write_text("a,b\n1,2\n3,x\n")
-    elif kind == "strings":
-        path = tmp_path / "points.npy"
-        np.save(path, np.array([["a", "b"], ["c", "d"]]))
-    elif kind == "nan":
-        path = tmp_path / "points.npy"
-        X = np.ones((10, 3))
-        X[4, 1] = np.nan
-        np.save(path, X)
-    else:
-        path = tmp_path / "points.npy"
-        np.save(path, np.arange(10.0))
-    return path
+def _fit_params(argv, monkeypatch):
+    """The parameters of the estimator `kssc cluster argv` fits (the fit itself skipped)."""
+    seen = {}
+
+    class Fitted(Exception):
+        pass
+
+    def record(self, X, y=None):
+        seen.update(self.get_params(deep=False))
+        raise Fitted
+
+    monkeypatch.setattr(KSSC, "fit", record)
+    with pytest.raises(Fitted):
+        main([str(a) for a in argv])
+    return seen
 
 
-@pytest.mark.parametrize("kind, message", [
-    ("missing", "no such file"),
-    ("extension", "unsupported extension '.txt'"),
-    ("text", "not a numeric table"),
-    ("strings", "not numbers"),
-    ("nan", "1 row(s) hold NaN or infinite values (rows [4])"),
-    ("one-d", "shape (10,); expected a 2-D table"),
-])
-def test_bad_files_get_a_clear_error(tmp_path, capsys, kind, message):
-    path = _write_bad(tmp_path, kind)
-    err = _fails(["cluster", path, "-k", "2"], capsys)
-    assert str(path) in err and message in err
-
-
-def test_bad_parameter_is_reported_not_raised(points, capsys):
+@pytest.mark.parametrize("preset", PRESETS)
+def test_preset_sets_its_parameters(points, monkeypatch, preset):
     path, _, _ = points
-    err = _fails(["cluster", path, "-k", "0"], capsys)
-    assert "n_clusters" in err
+    params = _fit_params(["cluster", path, "-k", "3", "--preset", preset], monkeypatch)
+    expected = {**KSSC().get_params(deep=False), **preset_params(preset), "n_clusters": 3,
+                "random_state": 0, "verbose": 0}
+    assert params == expected  # an ADMM solver is a frozen dataclass: compared by value
 
 
-_HAS_PARQUET = all(importlib.util.find_spec(m) for m in ("pandas", "pyarrow"))
+def test_flags_override_the_preset(points, monkeypatch):
+    path, _, _ = points
+    params = _fit_params(["cluster", path, "--preset", "faces", "--n-neighbors", "12",
+                          "--lam", "0.2", "--metric", "euclidean", "--assign-labels", "kmeans",
+                          "--neighbor-algorithm", "exact", "--random-state", "7",
+                          "--n-jobs", "2", "-v"], monkeypatch)
+    faces = preset_params("faces")
+    assert params["n_neighbors"] == 12 and params["lam"] == 0.2
+    assert params["metric"] == "euclidean" and params["assign_labels"] == "kmeans"
+    assert params["neighbor_algorithm"] == "exact" and params["random_state"] == 7
+    assert params["n_jobs"] == 2 and params["verbose"] == 1 and params["n_clusters"] is None
+    assert params["n_random"] == faces["n_random"] and params["threshold"] == faces["threshold"]
+    assert params["solver"] == faces["solver"]
 
 
-@pytest.mark.skipif(not _HAS_PARQUET, reason="needs pandas and pyarrow")
-def test_parquet(points, tmp_path):
-    import pandas as pd
-
-    path, X, y = points
-    parquet = tmp_path / "points.parquet"
-    pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])]).to_parquet(parquet)
-    main(["cluster", str(parquet), "-k", "3"])
-    assert clustering_error(y, _labels(tmp_path / "points.labels.csv")) == 0
+def test_preset_gives_the_labels_of_the_estimator(points, tmp_path):
+    path, X, _ = points
+    out = tmp_path / "labels.csv"
+    main(["cluster", str(path), "-k", "3", "--preset", "paper", "--n-neighbors", "10",
+          "-o", str(out)])
+    model = KSSC(3, **{**preset_params("paper"), "n_neighbors": 10}, random_state=0).fit(X)
+    np.testing.assert_array_equal(_labels(out), model.labels_)
 
 
-@pytest.mark.skipif(_HAS_PARQUET, reason="pandas and pyarrow are installed")
-def test_parquet_without_pyarrow_says_what_to_install(tmp_path, capsys):
-    path = tmp_path / "points.parquet"
-    path.write_bytes(b"PAR1")
-    err = _fails(["cluster", path, "-k", "2"], capsys)
-    assert "pip install 'kssc[parquet]'" in err
+def test_preset_of_a_baseline_is_refused(points, capsys):
+    path, _, _ = points
+    err = _fails(["cluster", path, "--method", "ssc", "--preset", "paper"], capsys)
+    assert "--preset applies to --method kssc, not ssc" in err
+
+
+def test_help_lists_the_presets_and_options(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["cluster", "--help"])
+    assert exit_info.value.code == 0
+    text = capsys.readouterr().out
+    assert "{" + ",".join(PRESETS) + "}" in text
+    for option in ("--columns", "--id-column", "--delimiter", "--no-header", "--n-neighbors",
+                   "--lam", "--metric", "--assign-labels", "--neighbor-algorithm",
+                   "--random-state", "--n-jobs", "--verbose", "--method", "--timings"):
+        assert option in text
