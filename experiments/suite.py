@@ -23,17 +23,14 @@ import argparse
 from pathlib import Path
 
 from hydra import compose, initialize_config_dir
-from omegaconf import OmegaConf
 
 from experiments import _fingerprint, _io, _runner, plot, readme, report
+from experiments.publish import feeds
 
 CONFIG_DIR = str(_runner.CONF_DIR)
 
 
-def in_suite(name):
-    """Whether `make figures` runs experiment `name` (its config's feeds.in_suite, default yes)."""
-    conf = OmegaConf.load(_runner.CONF_DIR / "experiment" / f"{name}.yaml")
-    return bool(OmegaConf.select(conf, "feeds.in_suite", default=True))
+in_suite = feeds.in_suite
 
 
 def compose_config(name, profile, overrides=()):
