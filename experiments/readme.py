@@ -17,7 +17,8 @@ import sys
 from ._io import REPO_ROOT
 from .publish import markdown
 
-DOCUMENTS = (REPO_ROOT / "README.md", REPO_ROOT / "docs" / "scaling.md")
+DOCUMENTS = (REPO_ROOT / "README.md", REPO_ROOT / "docs" / "reproduction.md",
+             REPO_ROOT / "docs" / "scaling.md")
 RESULTS_DIR = REPO_ROOT / "results"
 
 
