@@ -25,6 +25,7 @@ import numpy as np
 
 from ._bootstrap import bootstrap_difference, bootstrap_mean, bootstrap_paired_difference
 from .conventions import label, ordered_methods
+from .publish.tables import interval
 
 
 class Verdict(enum.Enum):
@@ -78,7 +79,8 @@ def combine(verdicts):
 def _interval(result, digits=2):
     if math.isnan(result["low"]):
         return "no interval"
-    return f"95 % interval [{result['low']:+.{digits}f}, {result['high']:+.{digits}f}]"
+    return "95 % interval " + interval(None, result["low"], result["high"], f"{{:.{digits}f}}",
+                                       sign=True)
 
 
 def _paired(trials, cells, method, other, value="error_pct"):
@@ -373,8 +375,9 @@ def subspace_dim_near(table, *, subspace_dim, tolerance, energy=0.95):
     also = _dims(table, 0.99)
     return Outcome(verdict,
                    f"smallest d holding {100 * energy:g} % of the energy: mean "
-                   f"{result['mean']:.1f} (95 % interval [{result['low']:.1f}, "
-                   f"{result['high']:.1f}] over {len(dims)} groups), median "
+                   f"{result['mean']:.1f} (95 % interval "
+                   f"{interval(None, result['low'], result['high'], '{:.1f}')} over "
+                   f"{len(dims)} groups), median "
                    f"{np.median(dims):g}; 99 %: median {np.median(also):g}; "
                    f"the paper reads d = {subspace_dim}",
                    f"the estimated d (bootstrap over groups) within {subspace_dim} +- {tolerance}")
@@ -414,7 +417,8 @@ def sufficient_neighbours_beyond_dim(table, *, subspace_dim, aggregate, energy=0
     return Outcome(verdict,
                    "; ".join(f"for d = {d}: first sufficient {shown(k)}"
                              for d, k in firsts.items())
-                   + f" (estimated d: {result['mean']:.1f}, interval [{low:.1f}, {high:.1f}]); "
+                   + f" (estimated d: {result['mean']:.1f}, interval "
+                   f"{interval(None, low, high, '{:.1f}')}); "
                    f"for the paper's d = {subspace_dim}: {shown(paper_first)}; "
                    f"TP% at k = 1: {tp1:.1f} (exact kNN)",
                    f"the first k with 'sufficient true positives' (mean true neighbours per "
