@@ -1,4 +1,4 @@
-"""`python -m experiments.report [--results results]`: write results/REPORT.md from the CSVs.
+"""`python -m experiments.report [--results DIR] [--check]`: write results/REPORT.md from the CSVs.
 
 One section per experiment that declares `feeds` in its config, in `feeds.order`: where
 its results come from (from the sidecar), its summary table (`feeds.table`, built by
@@ -10,6 +10,7 @@ file.
 """
 
 import argparse
+import sys
 from pathlib import Path
 
 from crosscheck import report as crosscheck_report
@@ -91,7 +92,8 @@ def section(results, name, declared):
     return out + failures(raw)
 
 
-def write_report(results_dir="results"):
+def write_report(results_dir="results", check=False):
+    """The report's text; written to results_dir/REPORT.md unless `check`."""
     results = Path(results_dir)
     parts = ["# Reproduction report: k-SSC (Tierney, Guo, Gao)", "",
              INTRO.format(results=results.name), ""]
@@ -101,17 +103,26 @@ def write_report(results_dir="results"):
     if extra := crosscheck_report.section(results, paper_gsc):
         parts += extra + [""]
     text = "\n".join(parts)
-    _io.write_text(text, results / "REPORT.md")
+    if not check:
+        _io.write_text(text, results / "REPORT.md")
     return text
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", default="results")
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 if REPORT.md is out of date")
     args = parser.parse_args(argv)
-    write_report(args.results)
-    print(f"wrote {Path(args.results) / 'REPORT.md'}")
+    path = Path(args.results) / "REPORT.md"
+    text = write_report(args.results, check=args.check)
+    if args.check:
+        current = path.exists() and path.read_text(encoding="utf-8") == text
+        print(f"{path} is {'current' if current else 'out of date (python -m experiments.report)'}")
+        return 0 if current else 1
+    print(f"wrote {path}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

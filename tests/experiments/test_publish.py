@@ -176,3 +176,16 @@ def test_feeds_is_read_in_report_order_with_figures_and_suite_membership():
     assert orders == sorted(orders) and "tir" in names
     assert not feeds.in_suite("hopkins155") and feeds.in_suite("tir")
     assert [p["experiment"] for p in feeds.figures()["tir_motion_time"]] == ["tir", "hopkins"]
+
+
+def test_report_check_exits_1_when_report_is_out_of_date(tmp_path, capsys):
+    from experiments import report
+
+    args = ["--results", str(tmp_path)]
+    assert report.main([*args, "--check"]) == 1               # no REPORT.md yet
+    assert not (tmp_path / "REPORT.md").exists()
+    assert report.main(args) == 0 and "Not run." in (tmp_path / "REPORT.md").read_text()
+    assert report.main([*args, "--check"]) == 0
+    (tmp_path / "REPORT.md").write_text("edited\n")
+    assert report.main([*args, "--check"]) == 1
+    assert "out of date" in capsys.readouterr().out
