@@ -27,20 +27,28 @@ PACKAGES = ("numpy", "scipy", "scikit-learn", "kssc", "hydra-core", "pandas", "j
             "matplotlib")
 
 
-def _atomic_write(path, write):
+@contextlib.contextmanager
+def atomic_path(path):
+    """A temporary path in `path`'s folder that becomes `path` (`os.replace`) when the block
+    ends without an error, and is removed when it raises: the one atomic writer."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
     try:
-        with os.fdopen(fd, "w", newline="") as handle:
-            write(handle)
-            handle.flush()
-            os.fsync(handle.fileno())
+        yield tmp
         os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp creates 0600; give the file normal permissions
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _atomic_write(path, write):
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", newline="") as handle:
+        write(handle)
+        handle.flush()
+        os.fsync(handle.fileno())
 
 
 def write_csv(frame, path):

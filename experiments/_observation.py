@@ -3,11 +3,15 @@
 Singular values of each group's points, and the true/false positive rate of exact
 Euclidean k-nearest-neighbours on the raw (not unit-normalised) data, for k = 1..k_max.
 The paper's code used a kd-tree with 10k+1 comparisons (heavily approximate); exact
-search is the recommended resolution.
+search is the recommended resolution. The summary table holds each group's subspace
+dimension estimated from its singular values (`summarise_dims`), which the claims read.
 """
 
 import numpy as np
+import pandas as pd
 from sklearn.neighbors import NearestNeighbors
+
+ENERGIES = (0.95, 0.99)
 
 
 def singular_value_rows(X, group, n_singular, **extra):
@@ -61,3 +65,31 @@ def match_histogram(image, reference):
     src_cdf = np.cumsum(src_counts) / image.size
     ref_cdf = np.cumsum(ref_counts) / reference.size
     return np.interp(src_cdf, ref_cdf, ref_values)[src_index].reshape(image.shape)
+
+
+def estimated_dim(rows, energy):
+    """The smallest d whose first d singular values hold `energy` of the squared singular
+    values' sum (`energy_total`, all of them; without that column only the stored ones, which
+    overstates the share). A group whose stored values never reach it counts as one more than
+    it stores (a lower bound)."""
+    s2 = np.sort(rows["singular_value"].to_numpy())[::-1] ** 2
+    total = (rows["energy_total"].iloc[0] if "energy_total" in rows
+             and rows["energy_total"].notna().all() else s2.sum())
+    reached = np.flatnonzero(np.cumsum(s2) >= energy * total)
+    return int(reached[0] + 1 if len(reached) else len(s2) + 1)
+
+
+def summarise_dims(frame, exp=None):
+    """The summary table: per group (each motion of a sequence, or each subject) with singular
+    values, `estimated_dim_<p>`, the dimension holding p % of the energy, for p in ENERGIES."""
+    sv = frame[frame["panel"] == "singular_values"]
+    keys = ["group"] + (["motion"] if "motion" in sv and sv["motion"].notna().any() else [])
+    if "motion" in keys:  # float in the trial rows, where the neighbour rows leave it empty
+        sv = sv.astype({"motion": int})
+    rows = []
+    for key, part in sv.groupby(keys):
+        rows.append({**dict(zip(keys, key, strict=True)),
+                     **{f"estimated_dim_{round(100 * e)}": estimated_dim(part, e)
+                        for e in ENERGIES}})
+    return pd.DataFrame(rows, columns=[*keys, *(f"estimated_dim_{round(100 * e)}"
+                                                 for e in ENERGIES)])

@@ -25,6 +25,7 @@ import numpy as np
 
 from ._bootstrap import bootstrap_difference, bootstrap_mean, bootstrap_paired_difference
 from .conventions import label, ordered_methods
+from .publish.tables import interval
 
 
 class Verdict(enum.Enum):
@@ -78,7 +79,8 @@ def combine(verdicts):
 def _interval(result, digits=2):
     if math.isnan(result["low"]):
         return "no interval"
-    return f"95 % interval [{result['low']:+.{digits}f}, {result['high']:+.{digits}f}]"
+    return "95 % interval " + interval(None, result["low"], result["high"], f"{{:.{digits}f}}",
+                                       sign=True)
 
 
 def _paired(trials, cells, method, other, value="error_pct"):
@@ -358,35 +360,24 @@ def kssc_share_of_ssc(table, *, threshold):
                    f"(N = {int(t['n_samples'].iloc[0])})")
 
 
-def estimated_dims(frame, energy=0.95):
-    """Per group (each motion of a sequence, or each subject): the smallest d whose first d
-    singular values hold `energy` of the squared singular values' sum (`energy_total`, all
-    of them; without that column only the stored ones, which overstates the share). A group
-    whose stored values never reach it counts as one more than it stores (a lower bound)."""
-    sv = frame[frame["panel"] == "singular_values"]
-    keys = ["group"] + (["motion"] if "motion" in sv and sv["motion"].notna().any() else [])
-    dims = []
-    for _, rows in sv.groupby(keys):
-        s2 = np.sort(rows["singular_value"].to_numpy())[::-1] ** 2
-        total = (rows["energy_total"].iloc[0] if "energy_total" in rows
-                 and rows["energy_total"].notna().all() else s2.sum())
-        reached = np.flatnonzero(np.cumsum(s2) >= energy * total)
-        dims.append(reached[0] + 1 if len(reached) else len(s2) + 1)
-    return np.array(dims, dtype=float)
+def _dims(table, energy):
+    """The groups' estimated dimensions at `energy`, from the observation summary table."""
+    return table[f"estimated_dim_{round(100 * energy)}"].to_numpy(dtype=float)
 
 
-def subspace_dim_near(frame, *, subspace_dim, tolerance, energy=0.95):
-    dims = estimated_dims(frame, energy)
+def subspace_dim_near(table, *, subspace_dim, tolerance, energy=0.95):
+    dims = _dims(table, energy)
     if len(dims) == 0:
         return Outcome(Verdict.NOT_RUN, "no singular values in the results")
     result = bootstrap_mean(dims)
     verdict = decide_within(result["low"], result["high"],
                             (subspace_dim - tolerance, subspace_dim + tolerance))
-    also = estimated_dims(frame, 0.99)
+    also = _dims(table, 0.99)
     return Outcome(verdict,
                    f"smallest d holding {100 * energy:g} % of the energy: mean "
-                   f"{result['mean']:.1f} (95 % interval [{result['low']:.1f}, "
-                   f"{result['high']:.1f}] over {len(dims)} groups), median "
+                   f"{result['mean']:.1f} (95 % interval "
+                   f"{interval(None, result['low'], result['high'], '{:.1f}')} over "
+                   f"{len(dims)} groups), median "
                    f"{np.median(dims):g}; 99 %: median {np.median(also):g}; "
                    f"the paper reads d = {subspace_dim}",
                    f"the estimated d (bootstrap over groups) within {subspace_dim} +- {tolerance}")
@@ -401,20 +392,23 @@ def _first_sufficient(frame, dim, aggregate):
     return int(reached.index.min()) if len(reached) else None
 
 
-def sufficient_neighbours_beyond_dim(frame, *, subspace_dim, aggregate, energy=0.95):
-    nb = frame[frame["panel"] == "neighbours"]
+def sufficient_neighbours_beyond_dim(table, *, subspace_dim, aggregate, energy=0.95,
+                                     trials=None):
+    if trials is None:
+        return Outcome(Verdict.NOT_RUN, "no neighbour rows in the results")
+    nb = trials[trials["panel"] == "neighbours"]
     k_max = int(nb["n_neighbors"].max())
-    dims = estimated_dims(frame, energy)
+    dims = _dims(table, energy)
     if len(dims) == 0 or nb.empty:
         return Outcome(Verdict.NOT_RUN, "no singular values or neighbour rows in the results")
     result = bootstrap_mean(dims)
     low, high = ((result["low"], result["high"]) if not math.isnan(result["low"])
                  else (result["mean"], result["mean"]))
     candidates = sorted({*range(math.ceil(low), math.floor(high) + 1), round(result["mean"])})
-    firsts = {d: _first_sufficient(frame, d, aggregate) for d in candidates}
+    firsts = {d: _first_sufficient(trials, d, aggregate) for d in candidates}
     verdicts = [Verdict.of((k if k is not None else k_max + 1) > d) for d, k in firsts.items()]
     verdict = (verdicts[0] if len(set(verdicts)) == 1 else Verdict.INCONCLUSIVE)
-    paper_first = _first_sufficient(frame, subspace_dim, aggregate)
+    paper_first = _first_sufficient(trials, subspace_dim, aggregate)
     tp1 = nb[nb["n_neighbors"] == 1]["tp_pct"].mean()
 
     def shown(k):
@@ -423,7 +417,8 @@ def sufficient_neighbours_beyond_dim(frame, *, subspace_dim, aggregate, energy=0
     return Outcome(verdict,
                    "; ".join(f"for d = {d}: first sufficient {shown(k)}"
                              for d, k in firsts.items())
-                   + f" (estimated d: {result['mean']:.1f}, interval [{low:.1f}, {high:.1f}]); "
+                   + f" (estimated d: {result['mean']:.1f}, interval "
+                   f"{interval(None, low, high, '{:.1f}')}); "
                    f"for the paper's d = {subspace_dim}: {shown(paper_first)}; "
                    f"TP% at k = 1: {tp1:.1f} (exact kNN)",
                    f"the first k with 'sufficient true positives' (mean true neighbours per "

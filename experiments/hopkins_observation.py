@@ -11,7 +11,7 @@ import pandas as pd
 
 from kssc.datasets import load_hopkins_sequence, select_hopkins_sequences
 
-from ._observation import neighbour_rows, singular_value_rows
+from ._observation import neighbour_rows, singular_value_rows, summarise_dims
 from ._runner import Experiment
 
 
@@ -30,4 +30,4 @@ def compute(exp, data_dir):
     return pd.DataFrame(rows)
 
 
-EXPERIMENT = Experiment(compute=compute)
+EXPERIMENT = Experiment(compute=compute, summary=summarise_dims)

@@ -3,11 +3,12 @@
 Usage: `python -m experiments.plot [--results R] [--figures F]`.
 
 Which figures exist, and what each draws, is data: the `feeds.figures` list of each
-experiment's config (`conf/experiment/<name>.yaml`), each entry a panel of a figure with a
-`kind` (one drawing function below) and its parameters. A figure fed by several experiments
-(tir_motion_time: TIR and Hopkins) gathers their panels in `panel` order. One PNG and one
-PDF per figure, named after the paper's label; a figure whose CSVs are missing is skipped
-with a note. The files carry no dates, so redrawing unchanged results changes no byte.
+experiment's config (`conf/experiment/<name>.yaml`, read by `publish.feeds.figures`), each
+entry a panel of a figure with a `kind` (one drawing function below) and its parameters. A
+figure fed by several experiments (tir_motion_time: TIR and Hopkins) gathers their panels in
+`panel` order. One PNG and one PDF per figure, named after the paper's label; a figure whose
+CSVs are missing is skipped with a note. The files carry no dates, so redrawing unchanged
+results changes no byte.
 
 Corrections of the authors' plotting code: PSNR tick labels are round(mean code-PSNR per
 level) computed from our data, large_results has N_i ticks 100, 1000, ..., 4000 and the
@@ -24,27 +25,15 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from omegaconf import OmegaConf
 
+from . import _io
 from .conventions import label, ordered_methods, style
+from .publish import feeds
 
-CONF_DIR = Path(__file__).resolve().parent.parent / "conf" / "experiment"
 SCE_LABEL = "Subspace Clustering Error (SCE) (%)"
 # No creation date in the PDF and a fixed PNG text chunk: redrawn figures are byte-identical.
 PDF_METADATA = {"CreationDate": None}
 PNG_METADATA = {"Software": "matplotlib"}
-
-
-def declared_figures(conf_dir=CONF_DIR):
-    """{figure: [panel, ...]} from every experiment config's `feeds.figures`; each panel is
-    its config entry plus `experiment` (whose CSVs it reads), in `panel` order."""
-    figures = {}
-    for path in sorted(Path(conf_dir).glob("*.yaml")):
-        conf = OmegaConf.to_container(OmegaConf.load(path))
-        name = conf.get("experiment", {}).get("name", path.stem)
-        for entry in (conf.get("feeds") or {}).get("figures") or []:
-            figures.setdefault(entry["name"], []).append({**entry, "experiment": name})
-    return {fig: sorted(panels, key=lambda p: p.get("panel", 0)) for fig, panels in figures.items()}
 
 
 def plot_by_method(ax, frame, x, y, *, fmt="-", suffix=""):
@@ -61,9 +50,8 @@ def save(fig, figures_dir, name):
     paths = []
     for ext, metadata in (("png", PNG_METADATA), ("pdf", PDF_METADATA)):
         path = figures_dir / f"{name}.{ext}"
-        tmp = path.with_name(f".{path.stem}.tmp.{ext}")
-        fig.savefig(tmp, dpi=150, bbox_inches="tight", metadata=metadata)
-        tmp.replace(path)
+        with _io.atomic_path(path) as tmp:
+            fig.savefig(tmp, format=ext, dpi=150, bbox_inches="tight", metadata=metadata)
         paths.append(path)
     plt.close(fig)
     return paths
@@ -291,7 +279,7 @@ def plot_all(results_dir="results", figures_dir="figures", only=None):
     """Draw every declared figure whose CSVs exist; returns {figure: [paths]}."""
     results = Path(results_dir)
     drawn = {}
-    for figure, panels in declared_figures().items():
+    for figure, panels in feeds.figures().items():
         if only and figure not in only:
             continue
         present = [p for p in panels if (results / _sources(p)).exists()]

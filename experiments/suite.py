@@ -24,16 +24,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from omegaconf import OmegaConf
-
 from experiments import _currency, _io, _runner, plot, readme, report, summarise
 from experiments._currency import compose_config
+from experiments.publish import feeds
 
-
-def in_suite(name):
-    """Whether `make figures` runs experiment `name` (its config's feeds.in_suite, default yes)."""
-    conf = OmegaConf.load(_runner.CONF_DIR / "experiment" / f"{name}.yaml")
-    return bool(OmegaConf.select(conf, "feeds.in_suite", default=True))
+in_suite = feeds.in_suite
 
 
 def main(argv=None):

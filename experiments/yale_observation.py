@@ -10,7 +10,7 @@ import pandas as pd
 
 from kssc.datasets import YALEB_SUBJECTS, load_yaleb
 
-from ._observation import match_histogram, neighbour_rows, singular_value_rows
+from ._observation import match_histogram, neighbour_rows, singular_value_rows, summarise_dims
 from ._runner import Experiment
 
 
@@ -31,4 +31,4 @@ def compute(exp, data_dir):
     return pd.DataFrame(rows)
 
 
-EXPERIMENT = Experiment(compute=compute)
+EXPERIMENT = Experiment(compute=compute, summary=summarise_dims)

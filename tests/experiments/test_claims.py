@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from experiments._observation import summarise_dims
 from experiments.claims import Verdict, decide, decide_within, evaluate
 
 
@@ -108,13 +109,27 @@ FOUR_DIM = [[10, 9, 8, 7, 0.1, 0.1], [10, 9.5, 8, 6, 0.2, 0.1], [9, 9, 9, 9, 0.1
 TWO_DIM = [[10, 5, 0.1, 0.1, 0.1, 0.1], [10, 4, 0.2, 0.1, 0.1, 0.1], [9, 6, 0.1, 0.1, 0.0, 0.0]]
 
 
+def observed(claim, frame):
+    """The claim's outcome as the report gets it: the observation summary table (the
+    estimated dimensions) with the trial rows."""
+    return evaluate(claim, summarise_dims(frame), trials=frame)
+
+
+def test_summary_estimates_each_groups_dimension_from_its_energy():
+    # FOUR_DIM[0]: squares 100, 81, 64, 49, 0.01, 0.01 (sum 294.02); 95 % = 279.3 is first
+    # reached by the first 4 (294), 99 % (291.1) too; TWO_DIM[0]: 100 + 25 = 125 of 125.04.
+    table = summarise_dims(observation([FOUR_DIM[0], TWO_DIM[0]], [1]))
+    assert table.to_dict("list") == {"group": ["g0", "g1"], "estimated_dim_95": [4, 2],
+                                     "estimated_dim_99": [4, 2]}
+
+
 def test_estimated_dimension_can_fail():
     claim = {"rule": "subspace_dim_near", "params": {"subspace_dim": 4, "tolerance": 1}}
-    assert evaluate(claim, observation(FOUR_DIM, [1])).verdict is Verdict.HOLDS
-    outcome = evaluate(claim, observation(TWO_DIM, [1]))
+    assert observed(claim, observation(FOUR_DIM, [1])).verdict is Verdict.HOLDS
+    outcome = observed(claim, observation(TWO_DIM, [1]))
     assert outcome.verdict is Verdict.FAILS and "mean 2.0" in outcome.observed
     mixed = observation([FOUR_DIM[0], TWO_DIM[0]], [1])          # d = 4 and d = 2
-    assert evaluate(claim, mixed).verdict is Verdict.INCONCLUSIVE
+    assert observed(claim, mixed).verdict is Verdict.INCONCLUSIVE
 
 
 def test_sufficient_neighbours_tested_against_the_estimated_dimension():
@@ -122,9 +137,9 @@ def test_sufficient_neighbours_tested_against_the_estimated_dimension():
              "params": {"subspace_dim": 9, "aggregate": "mean"}}
     perfect = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]                    # all neighbours true
     imperfect = [0.9, 1.8, 2.7, 3.6, 4.5, 5.4]
-    assert evaluate(claim, observation(FOUR_DIM, imperfect)).verdict is Verdict.HOLDS
-    outcome = evaluate(claim, observation(FOUR_DIM, perfect))
+    assert observed(claim, observation(FOUR_DIM, imperfect)).verdict is Verdict.HOLDS
+    outcome = observed(claim, observation(FOUR_DIM, perfect))
     assert outcome.verdict is Verdict.FAILS and "for d = 4: first sufficient k = 4" in \
         outcome.observed
     mixed = observation([FOUR_DIM[0], TWO_DIM[0]], [1.0, 2.0, 2.5, 3.5, 5.0, 6.0])
-    assert evaluate(claim, mixed).verdict is Verdict.INCONCLUSIVE   # d = 2 fails, d = 3, 4 hold
+    assert observed(claim, mixed).verdict is Verdict.INCONCLUSIVE   # d = 2 fails, d = 3, 4 hold

@@ -16,6 +16,7 @@ from hydra import compose, initialize_config_dir
 from sklearn.cluster import KMeans
 
 from experiments import _fingerprint, _io, _runner, plot, report
+from experiments.publish import feeds
 from experiments.run import run
 from kssc.datasets import get_data_dir
 from support import CONF_DIR, REPO_ROOT
@@ -403,20 +404,22 @@ def test_plot_and_report_import_no_experiment_module():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=REPO_ROOT).stdout
     allowed = {"experiments._io", "experiments.claims", "experiments.conventions",
-               "experiments._bootstrap", "experiments.plot", "experiments.report"}
+               "experiments._bootstrap", "experiments.plot", "experiments.report",
+               "experiments.publish", "experiments.publish.feeds",
+               "experiments.publish.markdown", "experiments.publish.tables"}
     assert set(eval(out)) <= allowed, out
 
 
 def test_every_declared_figure_and_claim_names_a_known_kind_and_rule():
     from experiments import claims
 
-    figures = plot.declared_figures()
+    figures = feeds.figures()
     assert {"requirements", "tir_results", "tir_motion_time", "scale"} <= set(figures)
     assert [p["experiment"] for p in figures["tir_motion_time"]] == ["tir", "hopkins"]
     for panels in figures.values():
         assert all(panel["kind"] in plot.KINDS for panel in panels)
-    for _, feeds in report.declared_sections():
-        assert all(claim["rule"] in claims.RULES for claim in feeds.get("claims", []))
+    for _, declared in feeds.declared():
+        assert all(claim["rule"] in claims.RULES for claim in declared.get("claims", []))
 
 
 def test_report_from_fixture_csv(tmp_path):

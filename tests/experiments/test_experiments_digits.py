@@ -11,6 +11,7 @@ from sklearn.metrics import adjusted_rand_score
 
 from experiments import _runner, report
 from experiments.digits import SCORES
+from experiments.publish import feeds
 from support import CONF_DIR
 
 
@@ -46,7 +47,7 @@ def test_summary_table_and_report_section(smoke):
     kssc = table.set_index("method").loc["kssc"]
     assert kssc["accuracy_pct_mean"] == pytest.approx(frame.loc[frame["method"] == "kssc",
                                                                 "accuracy_pct"].mean())
-    feeds = dict(report.declared_sections())["digits"]
-    text = "\n".join(report.section(results, "digits", feeds))
+    declared = dict(feeds.declared())["digits"]
+    text = "\n".join(report.section(results, "digits", declared))
     assert "Spectral (kNN graph)" in text and "k-means" in text
     assert text.count("- Claim:") == 1 and "not run" not in text

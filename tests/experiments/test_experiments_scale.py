@@ -12,6 +12,7 @@ from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
 from experiments import _fingerprint, _io, _runner, plot, report, scale, suite
+from experiments.publish import feeds
 from kssc.datasets import make_union_of_subspaces
 from support import CONF_DIR
 
@@ -61,8 +62,8 @@ def test_figure_and_report_from_the_csv(smoke, tmp_path):
     drawn = plot.plot_all(smoke, tmp_path, only=["scale"])
     assert (tmp_path / "scale.png").stat().st_size > 0 and (tmp_path / "scale.pdf").exists()
     assert set(drawn) == {"scale"}
-    feeds = dict(report.declared_sections())["scale"]
-    text = "\n".join(report.section(smoke, "scale", feeds))
+    declared = dict(feeds.declared())["scale"]
+    text = "\n".join(report.section(smoke, "scale", declared))
     assert "| 2000 |" in text and "| 5000 |" in text and "log-log slope" in text
 
 
