@@ -4,7 +4,7 @@ One section per experiment that declares `feeds` in its config, in `feeds.order`
 its results come from (from the sidecar), its summary table (`feeds.table`, built by
 `publish.tables.summary`: the paper's numbers beside ours where the config gives them), and
 each claim with the rule, what we observed and the verdict (`claims.py` computes; this
-module only renders); then the cross-check section `crosscheck.report` writes. Nothing is
+module only renders); then the cross-check section (`publish.crosscheck_section`). Nothing is
 recomputed, and the report carries no generation time: unchanged results give an unchanged
 file.
 """
@@ -13,12 +13,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from crosscheck import report as crosscheck_report
-
 from . import _io
 from .claims import Verdict, evaluate
 from .conventions import label
-from .publish import feeds, markdown, tables
+from .publish import crosscheck_section, feeds, markdown, tables
 
 VERDICT_TEXT = {Verdict.HOLDS: "**holds**", Verdict.FAILS: "**does not hold**",
                 Verdict.INCONCLUSIVE: "**inconclusive**", Verdict.NOT_RUN: "not run"}
@@ -100,7 +98,7 @@ def write_report(results_dir="results", check=False):
     for name, declared in feeds.declared():
         parts += section(results, name, declared) + [""]
     paper_gsc = {row["method"]: row for row in feeds.feeds("yale")["table"]["paper"]}["gsc"]
-    if extra := crosscheck_report.section(results, paper_gsc):
+    if extra := crosscheck_section.section(results, paper_gsc):
         parts += extra + [""]
     text = "\n".join(parts)
     if not check:

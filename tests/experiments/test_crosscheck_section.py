@@ -1,8 +1,9 @@
-"""REPORT.md's cross-check section (crosscheck/report.py), on hand-made CSVs."""
+"""REPORT.md's cross-check section (experiments/publish/crosscheck_section.py), on hand-made
+CSVs."""
 
 import pandas as pd
 
-from crosscheck import report
+from experiments.publish import crosscheck_section as report
 
 PAPER_GSC = {"error_pct_mean": 37.2, "error_pct_median": 36.5, "error_pct_min": 20.3,
              "error_pct_max": 60.0}

@@ -1,15 +1,17 @@
 """REPORT.md's cross-check section: the agreement with the authors' code and the measured
 cause of each gap to the paper, written from results/crosscheck*.csv (`make crosscheck`
 writes them; docs/crosscheck.md says how). `experiments.report` places it; the findings are
-numbers read from the CSVs here, not prose kept in the report.
+numbers read from the CSVs here, not prose kept in the report. It lives in the publishing
+wing, not in crosscheck/, because crosscheck/ uses the experiments' machinery: the import
+runs one way (crosscheck -> experiments).
 """
 
 from pathlib import Path
 
 import numpy as np
 
-from experiments import _io
-from experiments.publish import markdown, tables
+from .. import _io
+from . import markdown, tables
 
 
 def _profile(results, name):
