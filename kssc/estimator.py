@@ -8,7 +8,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ._ann import IVF
 from ._base import SelfExpressiveClustering, lam_max_reason, unit_rows
 from ._validation import normalize_rows
-from ._warnings import warn_not_converged
+from ._warnings import warn_admm_not_converged, warn_not_converged
 from .admm import ADMM
 from .candidates import candidate_sets
 from .neighbours import METRICS
@@ -96,7 +96,8 @@ class KSSC(SelfExpressiveClustering):
     n_jobs : int or None, default=None
         Parallel chunks with joblib (any backend, e.g. dask via ``joblib.parallel_config``).
     max_clusters : int, default=20
-        With n_clusters=None, the largest number of clusters the eigen-gap may pick.
+        With n_clusters=None, the largest number of clusters the eigen-gap may pick; picking
+        it raises a ``DegenerateFitWarning`` (the data may hold more).
     random_state : int, RandomState instance or None, default=None
         Seeds the approximate neighbour index and the spectral step.
     verbose : int, default=0
@@ -237,7 +238,7 @@ class KSSC(SelfExpressiveClustering):
                 progress=progress)
         solved = perf_counter()
         if admm:
-            warn_not_converged(converged, "ADMM", solver.max_iter)
+            warn_admm_not_converged(converged, solver)
         else:
             warn_not_converged(converged, solver, self.max_iter)
         if self.threshold is not None:
