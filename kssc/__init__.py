@@ -3,6 +3,7 @@
 from ._ann import IVF, NeighborRecallWarning
 from ._validation import DegenerateFitWarning
 from .admm import ADMM
+from .auto import AutoKSSC
 from .estimator import KSSC
 from .metrics import clustering_error, psnr
 from .neighbours import nearest_neighbours
@@ -12,6 +13,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ADMM",
+    "AutoKSSC",
     "IVF",
     "KSSC",
     "DegenerateFitWarning",
