@@ -1,6 +1,7 @@
 """k-SSC: sparse subspace clustering by nearest neighbour filtering."""
 
 from ._ann import IVF, NeighborRecallWarning
+from ._suitability import UnsuitableSettingWarning
 from ._validation import DegenerateFitWarning
 from .admm import ADMM
 from .auto import AutoKSSC
@@ -18,6 +19,7 @@ __all__ = [
     "KSSC",
     "DegenerateFitWarning",
     "NeighborRecallWarning",
+    "UnsuitableSettingWarning",
     "clustering_error",
     "estimate_n_clusters",
     "ncut",

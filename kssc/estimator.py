@@ -7,6 +7,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._ann import IVF
 from ._base import SelfExpressiveClustering, lam_max_reason, unit_rows
+from ._suitability import warn_unsuitable
 from ._validation import normalize_rows
 from ._warnings import warn_admm_not_converged, warn_not_converged
 from .admm import ADMM
@@ -213,6 +214,7 @@ class KSSC(SelfExpressiveClustering):
         # float64. Float64 data keeps float64 unit rows: a memory map gives the labels of the
         # same array in memory.
         P = unit_rows(X, X.dtype) if self.normalize else X
+        warn_unsuitable(X)
         algorithm = self.neighbor_algorithm
         if isinstance(algorithm, IVF):
             algorithm.validate()
