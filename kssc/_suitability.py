@@ -19,8 +19,10 @@ STANDARDISED_TOL = 1e-4
 
 
 class UnsuitableSettingWarning(UserWarning):
-    """The data show a sign that the chosen setting does not suit them; the message says
-    what to try (a preset of `kssc.presets`, or the data before a transformation).
+    """The data show a sign that the chosen setting does not suit them.
+
+    The message says what to try: a preset of `kssc.presets`, or the data before a
+    transformation.
 
     See Also
     --------

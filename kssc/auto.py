@@ -72,7 +72,7 @@ def eigengap(W, n_clusters, random_state=None):
 
 
 class AutoKSSC(ClusterMixin, BaseEstimator):
-    """k-SSC with its setting chosen without labels among a few candidates.
+    """Clustering by k-SSC with its setting chosen without labels among a few candidates.
 
     Every candidate is fitted (same `random_state`); the kept one is the best by `criterion`:
     the lowest union-of-subspaces residual (`subspace_residual`), or the largest eigengap of

@@ -28,7 +28,8 @@ class KSSC(SelfExpressiveClustering):
     general-purpose setting (chosen on synthetic unions of subspaces, docs/protocol.md 7.3):
     Elhamifar and Vidal's lasso model on the 20 nearest neighbours by absolute cosine, with
     a global penalty and signed codes, solved to convergence by FISTA, max-normalised rows
-    and N-Cut. The paper's setting is
+    and N-Cut (the preset "generic"; ``KSSC(n_clusters, **kssc.presets.preset_params(name))``
+    runs the presets for faces, motion and the paper, docs/presets.md). The paper's setting is
     ``KSSC(lam=0.1, lam_mode="absolute", solver="relaxed", positive=True, threshold=None,
     affinity="symmetric", metric="euclidean", assign_labels="discretize", max_iter=200)``:
     min_z lam * ||z||_1 + 1/2 * ||x_i - X_{Omega_i} z||^2 (relaxed, FISTA, z >= 0) or
@@ -134,6 +135,7 @@ class KSSC(SelfExpressiveClustering):
 
     See Also
     --------
+    AutoKSSC : The setting chosen among named presets (`kssc.presets`) without labels.
     baselines.SSC : Sparse subspace clustering over all points (memory O(n^2)).
     nearest_neighbours : The neighbour filter k-SSC codes each point over.
     spectral_clustering : The spectral step applied to the affinity.

@@ -1,13 +1,35 @@
-"""experiments/panel.py: the leave-one-family-out choice, and the automatic rows equal
-AutoKSSC fitted with the trial's seed."""
+"""experiments/panel.py: the smoke run, the leave-one-family-out choice, and the automatic
+rows equal AutoKSSC fitted with the trial's seed."""
+
+import json
 
 import numpy as np
 import pandas as pd
 import pytest
+from hydra import compose, initialize_config_dir
 
-from experiments import panel
+from experiments import _fingerprint, panel
 from experiments._runner import method_seed
+from experiments.run import run
 from kssc.auto import AutoKSSC
+from support import CONF_DIR, real_data
+
+
+def test_smoke_run(tmp_path):
+    for name in ("yaleb", "hopkins155", "tir"):
+        real_data(name)
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose("config", overrides=["experiment=panel", "profile=smoke", "n_jobs=1",
+                                           f"results_dir={tmp_path}"])
+    frame = run(cfg)
+    meta = json.loads((tmp_path / "panel.meta.json").read_text())
+    assert meta["fingerprint"] == _fingerprint.fingerprint(cfg)
+    assert set(frame["method"]) == {*cfg.experiment.presets, panel.AUTO, panel.AUTO_GAP}
+    assert (~frame["failed"]).all()
+    table = pd.read_csv(tmp_path / "panel_table.csv")
+    loo = table[table["scope"] == "loo"]
+    assert set(loo["dataset"]) == set(frame["dataset"])
+    assert (loo["trails_best_pct"] >= 0).all()
 
 
 def _frame(errors):
