@@ -1,9 +1,10 @@
-"""Handwritten digits: k-SSC against SSC on scikit-learn's 8 x 8 digits.
+"""Handwritten digits: k-SSC (the generic preset) against SSC on scikit-learn's 8 x 8 digits.
 
 Each digit's images lie near a low-dimensional subspace of the 64 pixels, so subspace
-clustering separates them without labels. k-SSC codes every image over its few nearest
-neighbours; SSC codes it over all the others, which costs memory and time quadratic in the
-number of images. Run ``python examples/digits.py`` (all 1,797 images) or
+clustering separates them without labels. k-SSC codes every image over its 20 nearest
+neighbours (``kssc.presets.preset_params("generic")``, the setting the real-data panel
+chooses for digits, docs/presets.md); SSC codes it over all the others, which costs memory
+and time quadratic in the number of images. Run ``python examples/digits.py`` (all 1,797 images) or
 ``python examples/digits.py --n-samples 500``.
 """
 
@@ -14,6 +15,7 @@ from sklearn.datasets import load_digits
 
 from kssc import KSSC, clustering_error
 from kssc.baselines import SSC
+from kssc.presets import preset_params
 
 
 def main(argv=None):
@@ -24,7 +26,7 @@ def main(argv=None):
     X, y = load_digits(return_X_y=True)
     X, y = X[:args.n_samples], y[:args.n_samples]
     print(f"{X.shape[0]} images of {X.shape[1]} pixels, 10 digits")
-    for name, model in [("k-SSC", KSSC(n_clusters=10, n_neighbors=5, random_state=0)),
+    for name, model in [("k-SSC", KSSC(10, random_state=0, **preset_params("generic"))),
                         ("SSC", SSC(n_clusters=10, tol=1e-4, random_state=0))]:
         start = perf_counter()
         model.fit(X)

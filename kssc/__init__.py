@@ -1,8 +1,10 @@
 """k-SSC: sparse subspace clustering by nearest neighbour filtering."""
 
 from ._ann import IVF, NeighborRecallWarning
+from ._suitability import UnsuitableSettingWarning
 from ._validation import DegenerateFitWarning
 from .admm import ADMM
+from .auto import AutoKSSC
 from .estimator import KSSC
 from .metrics import clustering_error, psnr
 from .neighbours import nearest_neighbours
@@ -12,10 +14,12 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ADMM",
+    "AutoKSSC",
     "IVF",
     "KSSC",
     "DegenerateFitWarning",
     "NeighborRecallWarning",
+    "UnsuitableSettingWarning",
     "clustering_error",
     "estimate_n_clusters",
     "ncut",

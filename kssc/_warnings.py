@@ -25,12 +25,25 @@ def warn_caller(message, category=UserWarning):
     warnings.warn(message, category, stacklevel=level)
 
 
-def warn_not_converged(converged, solver, max_iter):
-    """ConvergenceWarning naming how many sub-problems hit max_iter."""
+def warn_not_converged(converged, solver, max_iter, advice="raise max_iter or tol"):
+    """ConvergenceWarning naming how many sub-problems hit max_iter, and what to change."""
     missed = int((~converged).sum())
     if missed:
         warn_caller(
             f"{missed} of {converged.size} point(s) reached max_iter={max_iter} in the {solver} "
-            "solver before meeting the tolerance; raise max_iter or tol.",
+            f"solver before meeting the tolerance; {advice}.",
             ConvergenceWarning,
         )
+
+
+def warn_admm_not_converged(converged, solver, name="ADMM"):
+    """`warn_not_converged` for an `ADMM` solver, whose settings live in the ADMM object.
+
+    Their "all" rule runs every point to the cap unless all points meet the tolerance
+    together: the cap is part of their method (the recommended settings stop there on every
+    fit), not a failure, so only the "each" rule warns.
+    """
+    if solver.stopping != "all":
+        warn_not_converged(converged, name, solver.max_iter,
+                           advice=f"raise it with solver=ADMM(max_iter={2 * solver.max_iter}, "
+                                  "...) or loosen ADMM(tol=...)")

@@ -42,7 +42,9 @@ class ADMM:
         Not with `affine`.
     stopping : {"all", "each"}, default="all"
         "all": every point iterates until the largest change over all points is <= tol
-        (their rule); "each": every point stops on its own change.
+        or max_iter is reached (their rule: the cap is part of the method, so reaching it
+        raises no warning; `n_iter_` shows it); "each": every point stops on its own
+        change, and points that reach max_iter raise one ``ConvergenceWarning``.
     tol : float, default=2e-4
         Tolerance on the largest absolute change (their `thr`).
     max_iter : int, default=200

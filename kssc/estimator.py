@@ -7,8 +7,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._ann import IVF
 from ._base import SelfExpressiveClustering, lam_max_reason, unit_rows
+from ._suitability import warn_unsuitable
 from ._validation import normalize_rows
-from ._warnings import warn_not_converged
+from ._warnings import warn_admm_not_converged, warn_not_converged
 from .admm import ADMM
 from .candidates import candidate_sets
 from .neighbours import METRICS
@@ -27,7 +28,8 @@ class KSSC(SelfExpressiveClustering):
     general-purpose setting (chosen on synthetic unions of subspaces, docs/protocol.md 7.3):
     Elhamifar and Vidal's lasso model on the 20 nearest neighbours by absolute cosine, with
     a global penalty and signed codes, solved to convergence by FISTA, max-normalised rows
-    and N-Cut. The paper's setting is
+    and N-Cut (the preset "generic"; ``KSSC(n_clusters, **kssc.presets.preset_params(name))``
+    runs the presets for faces, motion and the paper, docs/presets.md). The paper's setting is
     ``KSSC(lam=0.1, lam_mode="absolute", solver="relaxed", positive=True, threshold=None,
     affinity="symmetric", metric="euclidean", assign_labels="discretize", max_iter=200)``:
     min_z lam * ||z||_1 + 1/2 * ||x_i - X_{Omega_i} z||^2 (relaxed, FISTA, z >= 0) or
@@ -96,7 +98,8 @@ class KSSC(SelfExpressiveClustering):
     n_jobs : int or None, default=None
         Parallel chunks with joblib (any backend, e.g. dask via ``joblib.parallel_config``).
     max_clusters : int, default=20
-        With n_clusters=None, the largest number of clusters the eigen-gap may pick.
+        With n_clusters=None, the largest number of clusters the eigen-gap may pick; picking
+        it raises a ``DegenerateFitWarning`` (the data may hold more).
     random_state : int, RandomState instance or None, default=None
         Seeds the approximate neighbour index and the spectral step.
     verbose : int, default=0
@@ -132,6 +135,7 @@ class KSSC(SelfExpressiveClustering):
 
     See Also
     --------
+    AutoKSSC : The setting chosen among named presets (`kssc.presets`) without labels.
     baselines.SSC : Sparse subspace clustering over all points (memory O(n^2)).
     nearest_neighbours : The neighbour filter k-SSC codes each point over.
     spectral_clustering : The spectral step applied to the affinity.
@@ -212,6 +216,7 @@ class KSSC(SelfExpressiveClustering):
         # float64. Float64 data keeps float64 unit rows: a memory map gives the labels of the
         # same array in memory.
         P = unit_rows(X, X.dtype) if self.normalize else X
+        warn_unsuitable(X)
         algorithm = self.neighbor_algorithm
         if isinstance(algorithm, IVF):
             algorithm.validate()
@@ -237,7 +242,7 @@ class KSSC(SelfExpressiveClustering):
                 progress=progress)
         solved = perf_counter()
         if admm:
-            warn_not_converged(converged, "ADMM", solver.max_iter)
+            warn_admm_not_converged(converged, solver)
         else:
             warn_not_converged(converged, solver, self.max_iter)
         if self.threshold is not None:

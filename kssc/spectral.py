@@ -263,10 +263,10 @@ def spectral_clustering(W, n_clusters=None, *, assign_labels="discretize", rando
     -------
     labels : ndarray of shape (n_samples,)
         Cluster of every point, 0 to n_clusters - 1. A DegenerateFitWarning reports an
-        eigen-gap of 1 cluster, more connected components than clusters ("graph is not
-        fully connected") and fewer clusters out than asked. Isolated points (no affinity
-        above 1e-6 to another point) are left out of the spectral step and get the label of
-        the largest cluster.
+        eigen-gap of 1 cluster or of `max_clusters`, more connected components than clusters
+        ("graph is not fully connected") and fewer clusters out than asked. Isolated points
+        (no affinity above 1e-6 to another point) are left out of the spectral step and get
+        the label of the largest cluster.
 
     See Also
     --------
@@ -295,6 +295,10 @@ def spectral_clustering(W, n_clusters=None, *, assign_labels="discretize", rando
             warn_degenerate(
                 f"the eigen-gap picked 1 cluster (max_clusters={max_clusters}): every point "
                 "gets label 0. Pass n_clusters if the data has several clusters.")
+        elif n_clusters == max_clusters and max_clusters < n - 1:
+            warn_degenerate(
+                f"the eigen-gap picked max_clusters={max_clusters}, the most it may: the data "
+                "may hold more clusters. Raise max_clusters or pass n_clusters.")
     if n_clusters == 1:
         return np.zeros(n, dtype=np.int64)
     _check_graph(W, n_clusters)

@@ -26,7 +26,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._base import SelfExpressiveClustering, lam_max_reason, unit_rows
 from .._validation import normalize_rows
-from .._warnings import warn_not_converged
+from .._warnings import warn_admm_not_converged, warn_not_converged
 from ..admm import ADMM
 from ..representation import outlier_gamma
 from ..sparsify import AFFINITIES, max_normalize_rows, threshold_rows
@@ -161,7 +161,7 @@ class SSC(SelfExpressiveClustering):
         P = unit_rows(X) if self.normalize else X.astype(float, copy=False)
         if isinstance(self.solver, ADMM):
             C, n_iter, converged = self._admm(P)
-            warn_not_converged(converged, "SSC ADMM", self.solver.max_iter)
+            warn_admm_not_converged(converged, self.solver, "SSC ADMM")
         else:
             if self.l1_ratio < 1:
                 raise ValueError(f"l1_ratio={self.l1_ratio} needs an ADMM solver; "

@@ -64,7 +64,7 @@ def test_every_config_composes(name, profile):
 
 
 OWN_TEST_FILE = ("scale", "hopkins155", "yale_subjects", "hopkins155_cv", "yale_grouped", "yale38",
-                 "generic_selection")
+                 "generic_selection", "panel")
 
 
 @pytest.mark.parametrize("name", [n for n in EXPERIMENTS if n not in OWN_TEST_FILE])

@@ -1,3 +1,5 @@
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -71,3 +73,16 @@ def test_rejects_asymmetric_and_bad_options():
         spectral_clustering(W, 2)
     with pytest.raises(ValueError, match="assign_labels"):
         spectral_clustering(W.T + W, 2, assign_labels="hdbscan")
+
+
+def test_eigen_gap_at_max_clusters_warns():
+    # Three blocks: with max_clusters=3 the estimate is the cap (it cannot tell whether more
+    # were there); with room above it, no warning.
+    block = np.ones((4, 4)) - np.eye(4)
+    W = sp.block_diag([block] * 3).tocsr()
+    with pytest.warns(DegenerateFitWarning, match="picked max_clusters=3, the most it may"):
+        labels = spectral_clustering(W, None, max_clusters=3, random_state=0)
+    assert np.unique(labels).size == 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateFitWarning)
+        assert np.unique(spectral_clustering(W, None, max_clusters=5, random_state=0)).size == 3

@@ -1,0 +1,204 @@
+"""The real-data selection panel: every preset of `KSSC` and the label-free automatic choice
+on every data set reachable without a download at run time, and the default chosen by
+leave-one-family-out (issue 24).
+
+Tasks (one per data draw; `experiment.trials` seeds each): Extended Yale B combinations of
+n subjects within each of the four groups (`yale_grouped.subject_combinations`, capped) and
+all 38 subjects; every `hopkins_every`-th Hopkins 155 sequence; TIR draws at a few noise
+levels; scikit-learn's bundled real sets; synthetic unions of subspaces. Every preset
+(`kssc.presets`) is fitted on the task's data with the trial's seed; each fit records its
+error, time and the label-free criteria of `kssc.auto` (the union-of-subspaces residual and
+the eigengap). Method "auto" is `AutoKSSC(candidates, subspace_dim)` built from the same
+fits (the candidate with the lowest residual; its time is the candidates' sum), and
+"auto_eigengap" `AutoKSSC(criterion="eigengap")`, the candidate with the largest eigengap.
+
+Summary (`panel_table.csv`): per data set and setting, the mean error with its 95 %
+bootstrap interval over the data set's tasks; then the leave-one-family-out rows ("loo"):
+for each family (Yale B's subject counts are one), the setting with the lowest mean error
+over the other families (mean per data set, then per family) is scored on the family's data
+sets, with the best setting there and how far the chosen one trails it.
+"""
+
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+from sklearn import datasets as sk_datasets
+
+from kssc import KSSC
+from kssc.auto import eigengap, subspace_residual
+from kssc.datasets import (
+    load_hopkins_sequence,
+    make_subspaces,
+    make_tir,
+    tir_spectra,
+    yaleb_subject_images,
+)
+from kssc.datasets.hopkins import list_hopkins_sequences
+from kssc.datasets.yaleb import SUBJECTS
+from kssc.metrics import clustering_error
+from kssc.presets import PRESETS, preset_params
+
+from ._bootstrap import bootstrap_mean
+from ._runner import Experiment, data_seed, method_seed
+from .yale_grouped import subject_combinations
+
+AUTO, AUTO_GAP = "auto", "auto_eigengap"
+SKLEARN = {"digits": sk_datasets.load_digits, "wine": sk_datasets.load_wine,
+           "breast_cancer": sk_datasets.load_breast_cancer, "iris": sk_datasets.load_iris}
+
+
+def tasks(exp, data_dir=None):
+    cells = []
+    yale = exp["yale"]
+    for g, group in enumerate(yale["groups"], start=1):
+        for n in yale["n_subjects"]:
+            for combo in subject_combinations(group, int(n), yale["max_combinations"],
+                                              yale["combination_seed"], g):
+                cells.append({"family": "yale", "dataset": f"yale_{n}",
+                              "source": "-".join(map(str, combo))})
+    if yale["all_38"]:
+        cells.append({"family": "yale", "dataset": "yale_38", "source": "all"})
+    names = list_hopkins_sequences(subset="hopkins155", data_dir=data_dir)
+    cells += [{"family": "hopkins155", "dataset": "hopkins155", "source": name}
+              for name in names[::exp["hopkins_every"]]]
+    cells += [{"family": "tir", "dataset": "tir", "source": f"noise={s}/draw={d}"}
+              for s in exp["tir"]["noise"] for d in range(exp["tir"]["draws"])]
+    cells += [{"family": name, "dataset": name, "source": "all"} for name in exp["sklearn"]]
+    cells += [{"family": "synthetic", "dataset": "synthetic", "source": f"draw={d}"}
+              for d in range(exp["synthetic"]["draws"])]
+    return [(cell, t) for cell in cells for t in range(exp["trials"])]
+
+
+def load_task(cell, exp, data_dir, seed):
+    """(X, y) of one task (the draw of TIR and the synthetic unions seeded by `seed`)."""
+    family, source = cell["family"], cell["source"]
+    if family == "yale":
+        numbers = SUBJECTS if source == "all" else [SUBJECTS[int(s) - 1]
+                                                    for s in source.split("-")]
+        blocks = [yaleb_subject_images(s, size=tuple(exp["yale"]["size"]), include_bad=False,
+                                       n_per_subject=None, data_dir=data_dir) for s in numbers]
+        return np.vstack(blocks), np.repeat(np.arange(len(blocks)), [len(b) for b in blocks])
+    if family == "hopkins155":
+        return load_hopkins_sequence(source, data_dir=data_dir)
+    if family == "tir":
+        spec = exp["tir"]
+        noise = float(source.split("/")[0].split("=")[1])
+        X, y, _ = make_tir(tir_spectra(data_dir), n_subspaces=spec["n_subspaces"],
+                           n_spectra=spec["n_spectra"], n_per_subspace=spec["n_per_subspace"],
+                           noise=noise, random_state=data_seed(seed))
+        return X, y
+    if family == "synthetic":
+        spec = exp["synthetic"]
+        X, y, _ = make_subspaces(spec["n_subspaces"], spec["subspace_dim"],
+                                 spec["n_per_subspace"], spec["ambient_dim"],
+                                 noise=spec["noise"], random_state=data_seed(seed))
+        return X, y
+    X, y = SKLEARN[family](return_X_y=True)
+    return X.astype(np.float64), y
+
+
+def _fit(name, X, y, seed, subspace_dim):
+    """One preset's row: error, time and the label-free criteria (NaN when the fit fails)."""
+    row = {"method": name, "error_pct": np.nan, "failed": False, "failure": "",
+           "time_fit_s": np.nan, "residual": np.nan, "eigengap": np.nan}
+    start = time.perf_counter()
+    try:
+        model = KSSC(len(np.unique(y)), random_state=seed, **preset_params(name))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model.fit(X)
+        row["time_fit_s"] = time.perf_counter() - start
+        row["time_representation_s"] = model.timings_["representation"]
+        row["error_pct"] = clustering_error(y, model.labels_)
+        row["residual"] = subspace_residual(X, model.labels_, subspace_dim)
+        row["eigengap"] = eigengap(model.affinity_matrix_, model.n_clusters_, seed)
+    except Exception as exc:  # a failed fit is data: counted, reported
+        row["time_fit_s"] = time.perf_counter() - start
+        row["failed"] = True
+        row["failure"] = f"{type(exc).__name__}: {exc}"[:300]
+    return row
+
+
+def trial(context, cell, trial, seed):
+    exp = context["experiment"]
+    X, y = load_task(cell, exp, context["data_dir"], seed)
+    auto = exp["auto"]
+    subspace_dim = min(int(auto["subspace_dim"]), X.shape[1] - 1)
+    rows = [_fit(name, X, y, method_seed(seed), subspace_dim) for name in exp["presets"]]
+    fits = {row["method"]: row for row in rows if not row["failed"]}
+    candidates = [fits[name] for name in auto["candidates"] if name in fits]
+    for method, best in ((AUTO, lambda r: r["residual"]), (AUTO_GAP, lambda r: -r["eigengap"])):
+        chosen = min(candidates, key=best)
+        rows.append({**chosen, "method": method, "chosen": chosen["method"],
+                     "time_fit_s": sum(r["time_fit_s"] for r in candidates)})
+    for row in rows:
+        row.update(n_samples=len(y), ambient_dim=X.shape[1], n_clusters=len(np.unique(y)))
+    return rows
+
+
+def check(exp):
+    unknown = [name for name in [*exp["presets"], *exp["auto"]["candidates"]]
+               if name not in PRESETS]
+    if unknown:
+        raise ValueError(f"experiment presets {unknown} are not in kssc.presets.PRESETS "
+                         f"{list(PRESETS)}.")
+    if not set(exp["auto"]["candidates"]) <= set(exp["presets"]):
+        raise ValueError("experiment.auto.candidates must be among experiment.presets "
+                         "(the automatic choice reuses their fits).")
+    if not set(exp["sklearn"]) <= set(SKLEARN):
+        raise ValueError(f"experiment.sklearn {exp['sklearn']} must be among {list(SKLEARN)}.")
+
+
+def per_dataset(frame):
+    """Mean error per (family, dataset, method), a failed fit scoring 100 %."""
+    scored = frame.assign(error_pct=frame["error_pct"].fillna(100.0))
+    return scored.groupby(["family", "dataset", "method"], sort=False)["error_pct"].mean()
+
+
+def leave_one_family_out(frame, settings):
+    """{family: (chosen setting, {setting: mean error over the other families})}."""
+    means = per_dataset(frame)
+    by_family = means.groupby(level=["family", "method"], sort=False).mean()
+    out = {}
+    for family in frame["family"].unique():
+        rest = by_family.drop(index=family, level="family")
+        score = rest.groupby(level="method").mean().reindex(settings)
+        out[family] = (score.idxmin(), score.to_dict())
+    return out
+
+
+def summary(frame, exp):
+    settings = [*exp["presets"], AUTO, AUTO_GAP]
+    frame = frame.assign(error_pct=frame["error_pct"].where(~frame["failed"], 100.0))
+    means = per_dataset(frame)
+    rows = []
+    for (family, dataset, method), part in frame.groupby(["family", "dataset", "method"],
+                                                         sort=False):
+        interval = bootstrap_mean(part["error_pct"].to_numpy())
+        chosen = part["chosen"].dropna().value_counts() if "chosen" in part else pd.Series()
+        rows.append({"scope": "setting", "family": family, "dataset": dataset,
+                     "method": method, "chosen": ", ".join(f"{k} x{v}" for k, v in
+                                                           chosen.items()),
+                     "n_tasks": len(part), "n_failed": int(part["failed"].sum()),
+                     "error_pct_mean": interval["mean"], "error_pct_ci_low": interval["low"],
+                     "error_pct_ci_high": interval["high"],
+                     "time_fit_s_mean": part["time_fit_s"].mean()})
+    for family, (chosen, scores) in leave_one_family_out(frame, settings).items():
+        for dataset in frame.loc[frame["family"] == family, "dataset"].unique():
+            here = means.loc[(family, dataset)].reindex(settings)
+            part = frame[(frame["dataset"] == dataset) & (frame["method"] == chosen)]
+            interval = bootstrap_mean(part["error_pct"].to_numpy())
+            rows.append({"scope": "loo", "family": family, "dataset": dataset,
+                         "method": "loo_default", "chosen": chosen,
+                         "n_tasks": len(part), "n_failed": int(part["failed"].sum()),
+                         "error_pct_mean": interval["mean"], "error_pct_ci_low": interval["low"],
+                         "error_pct_ci_high": interval["high"], "best_method": here.idxmin(),
+                         "trails_best_pct": interval["mean"] - here.min(),
+                         "selection_error_pct": scores[chosen],
+                         "time_fit_s_mean": part["time_fit_s"].mean()})
+    return pd.DataFrame(rows)
+
+
+EXPERIMENT = Experiment(tasks=tasks, trial=trial, summary=summary, check=check)
