@@ -3,10 +3,13 @@
 from numbers import Integral, Real
 from time import perf_counter
 
+import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._ann import IVF
 from ._base import SelfExpressiveClustering, lam_max_reason, unit_rows
+from ._predict import predict_labels
 from ._validation import normalize_rows
 from ._warnings import warn_not_converged
 from .admm import ADMM
@@ -243,12 +246,44 @@ class KSSC(SelfExpressiveClustering):
         if self.threshold is not None:
             coef = threshold_rows(coef, self.threshold)
         self.neighbors_ = indices
+        # The coded points, kept for `predict` (a reference when they are X itself).
+        self._fit_points = P
         Z = coefficients_to_sparse(indices, coef, n)
         if self.affinity == "max_normalized":
             Z = max_normalize_rows(Z)
         return Z, {"n_iter": n_iter,
                    "timings": {"neighbours": found - start, "coefficients": solved - found}}
 
+    def predict(self, X):
+        """Cluster of every row of X, from the fitted clusters (an extension of k-SSC).
+
+        k-SSC is transductive: it clusters the points it is fitted on, and the paper defines
+        no rule for other points. This extension codes each new point as the fit codes a
+        training point: over its nearest training points in every neighbour view (the same
+        metric, top principal directions and normalisation; exact search), with the same
+        solver model, l1 weight (``lam_mode="global"``: the training points' scale) and
+        outlier term. The random candidates are left out (they only keep the fit's graph
+        connected) and an `ADMM` solver stops each point on its own change, so a point's
+        label does not depend on the others passed with it. The point joins the cluster
+        whose training points' part of its code rebuilds it best (smallest
+        ``||x - X_c z_c||``); a point with an all-zero code takes its nearest neighbour's
+        cluster. The training points are kept for this (``n_samples x n_features`` in
+        memory, or the memory map that was fitted); every call copies them once. Measured
+        against refitting with the new points: docs/user_guide.md, "New points".
+
+        Parameters
+        ----------
+        X : array-like of shape (n_new, n_features)
+            New points as rows, with the training data's features.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_new,)
+            Cluster of every new point, among ``labels_``'s clusters.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
+        return predict_labels(self, X)
 
     def _isolation_reason(self, X, isolated):
         if self.lam_mode == "relative":

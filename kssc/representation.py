@@ -182,7 +182,7 @@ def _admm_coefficients(X, indices, lam, lam_rows, solver, positive, l1_ratio, ga
 
 def kssc_coefficients(X, indices, lam, *, solver="relaxed", positive=True, lam_mode="absolute",
                       l1_ratio=1.0, tol=1e-6, max_iter=200, chunk_size=None, n_jobs=None,
-                      progress=None):
+                      progress=None, lam_rows=None, gamma=None):
     """Code every row of `X` over its neighbours `indices` (n, k).
 
     Point i: min_z lam_i (l1_ratio ||z||_1 + (1 - l1_ratio)/2 ||z||^2) + 1/2 ||x_i - A_i^T z||^2
@@ -198,7 +198,9 @@ def kssc_coefficients(X, indices, lam, *, solver="relaxed", positive=True, lam_m
     or NUMBA_NUM_THREADS bound them), or with `n_jobs` set, one chunk per joblib task (any
     joblib backend, e.g. dask) on one thread each, so joblib's workers are the only
     parallelism. `progress(done, total)`, if given, is called with the number of chunks
-    solved so far.
+    solved so far. `lam_rows` (n,) and `gamma` fix the per-point weights and the outlier
+    term's gamma when they come from other data (`KSSC.predict`: the training points'
+    scale); None computes them from `X`.
     """
     n, k = indices.shape
     X = np.ascontiguousarray(X)
@@ -210,14 +212,17 @@ def kssc_coefficients(X, indices, lam, *, solver="relaxed", positive=True, lam_m
     # LAPACK runs inside the kernels (eigvalsh, inv) on tiny matrices: one BLAS thread each.
     with threadpool_limits(limits=1, user_api="blas"):
         if isinstance(solver, ADMM):
-            gamma = outlier_gamma(X, lam) if solver.outlier else None
-            lam_rows = penalty(X, indices, lam, lam_mode, positive=positive, outlier_gamma=gamma,
-                               chunk_size=chunk_size)
+            if gamma is None and solver.outlier:
+                gamma = outlier_gamma(X, lam)
+            if lam_rows is None:
+                lam_rows = penalty(X, indices, lam, lam_mode, positive=positive,
+                                   outlier_gamma=gamma, chunk_size=chunk_size)
             parts = _admm_coefficients(X, indices, lam, lam_rows, solver, positive, l1_ratio,
                                        gamma, spans, n_jobs, progress)
         else:
-            lam_rows = penalty(X, indices, lam, lam_mode, positive=positive,
-                               chunk_size=chunk_size)
+            if lam_rows is None:
+                lam_rows = penalty(X, indices, lam, lam_mode, positive=positive,
+                                   chunk_size=chunk_size)
             kernels = _compiled()[0]
             if solver == "relaxed":
                 # The elastic net's l2 part joins the smooth part: G + lam (1 - l1_ratio) I.
