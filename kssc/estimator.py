@@ -16,7 +16,13 @@ from .admm import ADMM
 from .candidates import candidate_sets
 from .neighbours import METRICS
 from .presets import PAPER_SETTING  # noqa: F401 (kssc.estimator.PAPER_SETTING, as before)
-from .representation import LAM_MODES, SOLVERS, coefficients_to_sparse, kssc_coefficients
+from .representation import (
+    LAM_MODES,
+    SOLVERS,
+    code_residuals,
+    coefficients_to_sparse,
+    kssc_coefficients,
+)
 from .sparsify import AFFINITIES, max_normalize_rows, threshold_rows
 
 # Above this many points `neighbor_algorithm="auto"` switches to the approximate index.
@@ -121,6 +127,15 @@ class KSSC(SelfExpressiveClustering):
         Solver iterations per point.
     n_clusters_ : int
         Number of distinct labels found.
+    laplacian_eigenvalues_ : ndarray of shape (max_clusters + 1,) or None
+        With n_clusters=None, the smallest eigenvalues of the affinity's normalised
+        Laplacian, ascending: the eigen-gap chose the c maximising l_{c+1} - l_c
+        (`kssc.plot.eigengap` draws them). None when n_clusters was given.
+    residuals_ : ndarray of shape (n_samples,)
+        How well each point's code rebuilds it: ``||p_i - sum_j z_ij p_j||`` over its
+        candidates, p the coded points (unit rows with ``normalize=True``), z the solver's
+        coefficients before `threshold`. With the `ADMM` outlier term it includes the
+        sparse error.
     neighbor_recall_ : float
         Share of the exact neighbours the search found: 1.0 for the exact search, measured
         on a sample of points for an approximate index (NaN when not measured).
@@ -214,7 +229,7 @@ class KSSC(SelfExpressiveClustering):
         # rows, made a chunk at a time; the coefficient step casts each gathered chunk to
         # float64. Float64 data keeps float64 unit rows: a memory map gives the labels of the
         # same array in memory.
-        P = unit_rows(X, X.dtype) if self.normalize else X
+        P = unit_rows(X, X.dtype, warn=False) if self.normalize else X
         algorithm = self.neighbor_algorithm
         if isinstance(algorithm, IVF):
             algorithm.validate()
@@ -243,6 +258,7 @@ class KSSC(SelfExpressiveClustering):
             warn_not_converged(converged, "ADMM", solver.max_iter)
         else:
             warn_not_converged(converged, solver, self.max_iter)
+        self.residuals_ = code_residuals(P, P, indices, coef)
         if self.threshold is not None:
             coef = threshold_rows(coef, self.threshold)
         self.neighbors_ = indices
@@ -269,7 +285,8 @@ class KSSC(SelfExpressiveClustering):
         ``||x - X_c z_c||``); a point with an all-zero code takes its nearest neighbour's
         cluster. The training points are kept for this (``n_samples x n_features`` in
         memory, or the memory map that was fitted); every call copies them once. Measured
-        against refitting with the new points: docs/user_guide.md, "New points".
+        against refitting with the new points: the user guide (docs/user_guide.rst), "New
+        points".
 
         Parameters
         ----------

@@ -241,6 +241,19 @@ def kssc_coefficients(X, indices, lam, *, solver="relaxed", positive=True, lam_m
     return coef, n_iter, converged
 
 
+def code_residuals(points, X, indices, coef):
+    """||points[i] - sum_m coef[i, m] X[indices[i, m]]|| of every row (float64), computed a
+    block of rows at a time (about `_CHUNK_BYTES` of gathered candidates)."""
+    n, k = indices.shape
+    out = np.empty(n)
+    block = int(max(1, _CHUNK_BYTES // (8 * k * X.shape[1])))
+    for start in range(0, n, block):
+        part = slice(start, min(start + block, n))
+        rebuilt = np.einsum("bk,bkd->bd", coef[part], np.asarray(X[indices[part]], dtype=float))
+        out[part] = np.linalg.norm(np.asarray(points[part], dtype=float) - rebuilt, axis=1)
+    return out
+
+
 def coefficients_to_sparse(indices, coef, n_samples):
     """Z (n_samples x n_samples, CSR) with Z[i, indices[i, m]] = coef[i, m]; zeros dropped."""
     n, k = indices.shape
