@@ -10,7 +10,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._ann import IVF
 from ._base import SelfExpressiveClustering, lam_max_reason, unit_rows
 from ._predict import predict_labels
-from ._validation import normalize_rows
+from ._validation import normalize_rows, refuse_sparse
 from ._warnings import warn_not_converged
 from .admm import ADMM
 from .candidates import candidate_sets
@@ -299,6 +299,7 @@ class KSSC(SelfExpressiveClustering):
             Cluster of every new point, among ``labels_``'s clusters.
         """
         check_is_fitted(self)
+        refuse_sparse(X, "KSSC.predict")
         X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
         return predict_labels(self, X)
 

@@ -34,6 +34,9 @@ def _solve_chunk(X, rows, indices, method, weight, ridge, options, max_iter, pos
     """(coef, n_iter, converged) of one chunk; `parallel`: over numba's threads, else on
     the calling thread only (inside a joblib worker)."""
     kernels, blocks = _compiled()
+    from ._kernels import notice_first_compile
+
+    notice_first_compile(kernels.solve_blocks if parallel else kernels.solve_range)
     n, k = indices.shape
     coef = np.zeros((n, k))
     n_iter = np.zeros(n, dtype=np.int64)
@@ -97,6 +100,9 @@ def _admm_advance(start, target, state, X, rows, indices, lam_rows, lam, solver,
     """Iterate a chunk from iteration `start` to at least `target`, then on until its
     largest change is <= tol or max_iter. Returns (state, the iteration reached, met)."""
     kernels, blocks = _compiled()
+    from ._kernels import notice_first_compile
+
+    notice_first_compile(kernels.admm_step_range)
     n, k = indices.shape
     mu1 = 1.0 / (lam_rows * l1_ratio)
     mu2, q, gamma = _admm_options(solver, lam, l1_ratio, gamma)
