@@ -115,30 +115,38 @@ class SelfExpressiveClustering(ProgressMixin, ClusterMixin, BaseEstimator):
         return self.fit(X).labels_
 
 
-def warn_isolated(W, reason=lambda isolated: "", *, points=None, n_clusters=None):
-    """One warning per cause when some points have no affinity to any other point.
+def zero_rows(X):
+    """Indices of the all-zero rows of X, read a chunk of rows at a time (X may be a map)."""
+    step = max(1, _CHUNK_BYTES // (8 * X.shape[1]))
+    return np.concatenate([start + np.flatnonzero(~np.asarray(X[start:start + step]).any(axis=1))
+                           for start in range(0, X.shape[0], step)])
 
-    Isolated rows of `points` that are all zero get the zero-norm warning (no direction);
-    the others the isolated-points warning, which `reason(isolated)` may explain (e.g.
+
+def warn_isolated(W, reason=lambda isolated: "", *, points=None, n_clusters=None):
+    """One warning per cause: zero rows of `points`, and other points with no affinity to
+    any other point.
+
+    Zero rows (no direction) get one warning of their own, whatever the affinity gives
+    them; the other isolated points one warning, which `reason(isolated)` may explain (e.g.
     lam >= lambda_max; called only then). `n_clusters` decides whether the spectral step
-    leaves them out (None: it does).
+    leaves isolated points out (None: it does).
     """
     linked = linked_points(W)
-    if linked.all():
-        return
     n = W.shape[0]
     isolated = np.flatnonzero(~linked)
     left_out = n_clusters is None or leaves_out(linked, n_clusters)
-    if points is not None:
-        zero = ~np.asarray(points[isolated]).any(axis=1)
-        if zero.any():
-            rows = isolated[zero]
-            fate = ISOLATED_FATE if left_out else "the labels are arbitrary"
-            warn_degenerate(f"{rows.size} point(s) have zero norm (rows {rows[:5].tolist()}): "
-                            f"they have no direction, get all-zero coefficients, and {fate}.")
-            isolated = isolated[~zero]
-            if not isolated.size:
-                return
+    zero = zero_rows(points) if points is not None else np.empty(0, dtype=np.int64)
+    if zero.size:
+        if linked[zero].any():
+            fate = "their labels carry no information"
+        else:
+            fate = ("they get no affinity, and "
+                    + (ISOLATED_FATE if left_out else "the labels are arbitrary"))
+        warn_degenerate(f"{zero.size} point(s) have zero norm (rows {zero[:5].tolist()}): they "
+                        f"have no direction; {fate}.")
+        isolated = np.setdiff1d(isolated, zero)
+    if not isolated.size:
+        return
     message = isolated_message(isolated, n, left_out)
     explanation = reason(isolated)
     warn_degenerate(f"{message} {explanation}" if explanation else message)

@@ -204,7 +204,8 @@ def test_one_zero_row_gives_one_warning(make):
     messages = [str(w.message) for w in record]
     assert len(messages) == 1, messages
     assert messages[0].startswith("1 point(s) have zero norm (rows [5])")
-    assert "left out of the spectral step and given the largest cluster's label" in messages[0]
+    assert "no affinity, and they are left out of the spectral step and given the largest " \
+        "cluster's label" in messages[0]
     assert labels[5] == np.bincount(np.delete(labels, 5)).argmax()
 
 
