@@ -112,7 +112,7 @@ def fit(X, n_clusters, *, n_neighbors=20, lam=0.1, lam_mode="absolute", solver="
     The paper's k-SSC, not `KSSC`'s defaults: with its defaults this is
     ``KSSC(n_clusters, n_neighbors=20, **kssc.presets.PAPER_SETTING)`` (unit-norm points,
     non-negative lasso codes with lam = 0.1 over the 20 nearest neighbours by Euclidean
-    distance of unit vectors, W = |Z| + |Z|^T, N-Cut with Yu and Shi's discretisation), and
+    distance of unit vectors, ``W = |Z| + |Z|^T``, N-Cut with Yu and Shi's discretisation), and
     with exact search it gives that estimator's neighbours, coefficients and partition
     (tests/kssc/distributed/test_distributed_fit.py). Where ``KSSC()`` differs by default:
     lam=0.00125 with lam_mode="global" (here: "absolute" or "relative" only), signed codes
