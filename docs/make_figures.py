@@ -80,12 +80,12 @@ def preprocessing_table(seeds=range(5)):
     pd.DataFrame(rows).to_csv(OUT / "preprocessing.csv", index=False)
 
 
-def predict_table(source=ROOT / "results" / "predict_table.csv"):
+def predict_table(source=ROOT / "results" / "predict_table.csv", out=OUT):
     table = pd.read_csv(source)
     wide = table.pivot_table(index="dataset", columns="protocol",
                              values=["error_pct_mean", "heldout_error_pct_mean"])
     wide = wide.reindex(table["dataset"].drop_duplicates())
-    out = pd.DataFrame({
+    rows = pd.DataFrame({
         "data": wide.index,
         "trials": table.groupby("dataset")["n_trials"].first().reindex(wide.index).to_numpy(),
         "refit: error %": wide[("error_pct_mean", "refit")].round(2).to_numpy(),
@@ -94,7 +94,7 @@ def predict_table(source=ROOT / "results" / "predict_table.csv"):
         "predict: held-out error %": wide[("heldout_error_pct_mean", "predict")].round(2)
         .to_numpy(),
     })
-    out.to_csv(OUT / "predict.csv", index=False)
+    rows.to_csv(out / "predict.csv", index=False)
 
 
 def main():
