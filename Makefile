@@ -95,3 +95,9 @@ docs: $(STAMP)
 	$(PY) -c "import sphinx, numpydoc, pydata_sphinx_theme" 2>/dev/null || $(PY) -m pip install --quiet -e '.[docs]'
 	$(PY) -m sphinx -b html -E -W --keep-going -q docs docs/_build/html
 	@echo "open docs/_build/html/index.html"
+
+# The user guide's pictures and tables (docs/_static/guide/) from real runs with kssc.plot:
+# digits (bundled), Extended Yale B ($KSSC_DATA_DIR) and results/predict_table.csv.
+.PHONY: docs-figures
+docs-figures: $(STAMP) docs/make_figures.py results/predict_table.csv
+	$(PY) docs/make_figures.py

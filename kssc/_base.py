@@ -10,11 +10,19 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
 from ._progress import ProgressMixin
-from ._validation import check_n_clusters, normalize_rows, warn_degenerate
+from ._validation import check_n_clusters, normalize_rows, refuse_sparse, warn_degenerate
 from ._warnings import warn_caller
-from .affinity import isolated_points, symmetric_affinity
+from .affinity import symmetric_affinity
 from .neighbours import rescore
-from .spectral import ASSIGN_LABELS, spectral_clustering
+from .spectral import (
+    ASSIGN_LABELS,
+    ISOLATED_FATE,
+    choose_n_clusters,
+    isolated_message,
+    leaves_out,
+    linked_points,
+    spectral_labels,
+)
 
 # Rows of the data read (and cast to float64) at a time when scaling them to unit norm.
 _CHUNK_BYTES = 4 * 2**20
@@ -59,6 +67,7 @@ class SelfExpressiveClustering(ProgressMixin, ClusterMixin, BaseEstimator):
         self : object
             The fitted estimator, with ``labels_`` and the other learned attributes set.
         """
+        refuse_sparse(X, type(self).__name__)
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         n_clusters = check_n_clusters(self.n_clusters, X.shape[0])
         rng = check_random_state(self.random_state)
@@ -67,10 +76,18 @@ class SelfExpressiveClustering(ProgressMixin, ClusterMixin, BaseEstimator):
             Z, info = self._representation(X, rng)
         built = perf_counter()
         W = symmetric_affinity(Z)
-        warn_isolated(W, lambda isolated: self._isolation_reason(X, isolated))
         with self._stage("spectral"):
-            self.labels_ = spectral_clustering(W, n_clusters, assign_labels=self.assign_labels,
-                                               random_state=rng, max_clusters=self.max_clusters)
+            # The steps of spectral_clustering, with the eigen-gap's eigenvalues kept and the
+            # isolated points reported here, where their cause is known (same generator, so
+            # the same labels).
+            self.laplacian_eigenvalues_ = None
+            if n_clusters is None:
+                n_clusters, self.laplacian_eigenvalues_ = choose_n_clusters(
+                    W, self.max_clusters, rng)
+            warn_isolated(W, lambda isolated: self._isolation_reason(X, isolated), points=X,
+                          n_clusters=n_clusters)
+            self.labels_ = spectral_labels(W, n_clusters, self.assign_labels, rng,
+                                           report_isolated=False)
         done = perf_counter()
         self.representation_matrix_ = Z
         self.affinity_matrix_ = W
@@ -98,22 +115,39 @@ class SelfExpressiveClustering(ProgressMixin, ClusterMixin, BaseEstimator):
         return self.fit(X).labels_
 
 
-def warn_isolated(W, reason=lambda isolated: ""):
-    """DegenerateFitWarning when some points have no affinity to any other point.
+def zero_rows(X):
+    """Indices of the all-zero rows of X, read a chunk of rows at a time (X may be a map)."""
+    step = max(1, _CHUNK_BYTES // (8 * X.shape[1]))
+    return np.concatenate([start + np.flatnonzero(~np.asarray(X[start:start + step]).any(axis=1))
+                           for start in range(0, X.shape[0], step)])
 
-    `reason(isolated)` may explain it (e.g. lam >= lambda_max); it is called only then.
+
+def warn_isolated(W, reason=lambda isolated: "", *, points=None, n_clusters=None):
+    """One warning per cause: zero rows of `points`, and other points with no affinity to
+    any other point.
+
+    Zero rows (no direction) get one warning of their own, whatever the affinity gives
+    them; the other isolated points one warning, which `reason(isolated)` may explain (e.g.
+    lam >= lambda_max; called only then). `n_clusters` decides whether the spectral step
+    leaves isolated points out (None: it does).
     """
-    isolated = isolated_points(W)
+    linked = linked_points(W)
+    n = W.shape[0]
+    isolated = np.flatnonzero(~linked)
+    left_out = n_clusters is None or leaves_out(linked, n_clusters)
+    zero = zero_rows(points) if points is not None else np.empty(0, dtype=np.int64)
+    if zero.size:
+        if linked[zero].any():
+            fate = "their labels carry no information"
+        else:
+            fate = ("they get no affinity, and "
+                    + (ISOLATED_FATE if left_out else "the labels are arbitrary"))
+        warn_degenerate(f"{zero.size} point(s) have zero norm (rows {zero[:5].tolist()}): they "
+                        f"have no direction; {fate}.")
+        isolated = np.setdiff1d(isolated, zero)
     if not isolated.size:
         return
-    n = W.shape[0]
-    if isolated.size == n:
-        message = ("the representation has no non-zero coefficient between points: every "
-                   "point is isolated and the labels are arbitrary.")
-    else:
-        message = (f"{isolated.size} of {n} point(s) are isolated (no non-zero coefficient to "
-                   f"or from another point; rows {isolated[:5].tolist()}): their labels are "
-                   "arbitrary.")
+    message = isolated_message(isolated, n, left_out)
     explanation = reason(isolated)
     warn_degenerate(f"{message} {explanation}" if explanation else message)
 
@@ -141,13 +175,14 @@ def lam_max_reason(lam, X_unit, isolated, *, positive, neighbours=None, hint="")
             f"gives an all-zero code, any lam >= 1 does for unit-norm points). Lower lam{hint}.")
 
 
-def unit_rows(X, dtype=float):
+def unit_rows(X, dtype=float, warn=True):
     """X with every row scaled to unit norm, as every method here codes points, in `dtype`.
 
     Computed in float64 a chunk of rows at a time (X may be a memory map: no float64 copy
     of the whole data set is made unless `dtype` is float64). Zero-norm points have no
-    direction (documented behaviour, no error): they stay zero and a warning names them;
-    they get all-zero coefficients.
+    direction (documented behaviour, no error): they stay zero and get all-zero
+    coefficients; with `warn` a warning names them (the shared fit passes False: it names
+    them with the isolated points, `warn_isolated`).
     """
     n = X.shape[0]
     X_unit = np.empty(X.shape, dtype=dtype)
@@ -156,7 +191,7 @@ def unit_rows(X, dtype=float):
     for start in range(0, n, step):
         part = slice(start, start + step)
         X_unit[part], zero[part] = normalize_rows(np.asarray(X[part], dtype=float))
-    if zero.any():
+    if warn and zero.any():
         rows = np.flatnonzero(zero)
         warn_caller(
             f"{rows.size} point(s) have zero norm (rows {rows[:5].tolist()}): they have no "

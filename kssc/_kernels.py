@@ -6,6 +6,8 @@ below reach the same rate on these small blocks. `cache=True` everywhere: the co
 is paid once per machine and numba version.
 """
 
+import sys
+
 import numba
 import numpy as np
 
@@ -93,3 +95,27 @@ def blocks(n, n_threads, per_thread=8):
     """Block boundaries (n_blocks + 1,) splitting n points for `n_threads` threads."""
     n_blocks = max(1, min(n, n_threads * per_thread))
     return np.linspace(0, n, n_blocks + 1).astype(np.int64)
+
+
+_compile_noticed = False
+
+
+def is_cached(dispatcher):
+    """Whether numba's on-disk cache holds compiled code of `dispatcher` for its current
+    source (numba's cache index; its API is internal, so when it changes: assume cached)."""
+    try:
+        return bool(dispatcher._cache._cache_file._load_index())
+    except Exception:  # an internal numba API: no notice rather than a failure
+        return True
+
+
+def notice_first_compile(dispatcher):
+    """One line on stderr, once per process, when `dispatcher` is about to be compiled (the
+    first fit after installing: about 25 s, silent otherwise)."""
+    global _compile_noticed
+    if _compile_noticed:
+        return
+    _compile_noticed = True
+    if not is_cached(dispatcher):
+        print("kssc: compiling the coefficient kernels (numba, first run only, about half a "
+              "minute; cached on disk afterwards)...", file=sys.stderr, flush=True)

@@ -3,6 +3,7 @@
 import numbers
 
 import numpy as np
+import scipy.sparse as sp
 
 from ._warnings import warn_caller
 
@@ -111,3 +112,22 @@ def check_n_clusters(n_clusters, n_samples):
     if n_clusters > n_samples:
         raise ValueError(f"n_clusters={n_clusters} must be <= n_samples={n_samples}.")
     return int(n_clusters)
+
+
+def refuse_sparse(X, estimator):
+    """TypeError naming what to do when X is a scipy.sparse matrix or array.
+
+    k-SSC codes dense rows (neighbour search, Gram matrices): a sparse input is converted by
+    the user, who knows whether the dense copy fits, or reduced first.
+    """
+    if not sp.issparse(X):
+        return
+    n, d = X.shape
+    gib = n * d * 8 / 2**30
+    raise TypeError(
+        f"{estimator} takes dense data; got a sparse {X.format} matrix of shape {X.shape} "
+        f"({X.nnz} stored values). Convert it with X.toarray() (a dense float64 copy of "
+        f"{gib:.3g} GiB; float32 halves it: X.astype('float32').toarray()), or, when that "
+        "does not fit, reduce it first, e.g. with "
+        "sklearn.decomposition.TruncatedSVD(n_components=100); do not centre or scale the "
+        "columns (the user guide, 'Preprocessing').")

@@ -23,16 +23,20 @@ def _block_rows(n, width):
     return int(max(1, min(n, _BLOCK_BYTES // (8 * max(width, 1)))))
 
 
+def top_components(X, n_components):
+    """X's top `n_components` right singular vectors (uncentred), as rows."""
+    n, d = X.shape
+    if n >= d:
+        # From the d x d Gram matrix: O(d^2) memory however many points.
+        return np.linalg.eigh(X.T @ X)[1][:, ::-1][:, :n_components].T
+    return np.linalg.svd(X, full_matrices=False)[2][:n_components]
+
+
 def remove_top_components(X, n_components):
     """X minus its projection on its top `n_components` right singular vectors (uncentred)."""
     if n_components <= 0:
         return X
-    n, d = X.shape
-    if n >= d:
-        # From the d x d Gram matrix: O(d^2) memory however many points.
-        top = np.linalg.eigh(X.T @ X)[1][:, ::-1][:, :n_components].T
-    else:
-        top = np.linalg.svd(X, full_matrices=False)[2][:n_components]
+    top = top_components(X, n_components)
     return X - (X @ top.T) @ top
 
 

@@ -3,18 +3,27 @@
 from numbers import Integral, Real
 from time import perf_counter
 
+import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._ann import IVF
 from ._base import SelfExpressiveClustering, lam_max_reason, unit_rows
+from ._predict import predict_labels
 from ._suitability import warn_unsuitable
-from ._validation import normalize_rows
+from ._validation import normalize_rows, refuse_sparse
 from ._warnings import warn_admm_not_converged, warn_not_converged
 from .admm import ADMM
 from .candidates import candidate_sets
 from .neighbours import METRICS
 from .presets import PAPER_SETTING  # noqa: F401 (kssc.estimator.PAPER_SETTING, as before)
-from .representation import LAM_MODES, SOLVERS, coefficients_to_sparse, kssc_coefficients
+from .representation import (
+    LAM_MODES,
+    SOLVERS,
+    code_residuals,
+    coefficients_to_sparse,
+    kssc_coefficients,
+)
 from .sparsify import AFFINITIES, max_normalize_rows, threshold_rows
 
 # Above this many points `neighbor_algorithm="auto"` switches to the approximate index.
@@ -121,6 +130,15 @@ class KSSC(SelfExpressiveClustering):
         Solver iterations per point.
     n_clusters_ : int
         Number of distinct labels found.
+    laplacian_eigenvalues_ : ndarray of shape (max_clusters + 1,) or None
+        With n_clusters=None, the smallest eigenvalues of the affinity's normalised
+        Laplacian, ascending: the eigen-gap chose the c maximising l_{c+1} - l_c
+        (`kssc.plot.eigengap` draws them). None when n_clusters was given.
+    residuals_ : ndarray of shape (n_samples,)
+        How well each point's code rebuilds it: ``||p_i - sum_j z_ij p_j||`` over its
+        candidates, p the coded points (unit rows with ``normalize=True``), z the solver's
+        coefficients before `threshold`. With the `ADMM` outlier term it includes the
+        sparse error.
     neighbor_recall_ : float
         Share of the exact neighbours the search found: 1.0 for the exact search, measured
         on a sample of points for an approximate index (NaN when not measured).
@@ -215,7 +233,7 @@ class KSSC(SelfExpressiveClustering):
         # rows, made a chunk at a time; the coefficient step casts each gathered chunk to
         # float64. Float64 data keeps float64 unit rows: a memory map gives the labels of the
         # same array in memory.
-        P = unit_rows(X, X.dtype) if self.normalize else X
+        P = unit_rows(X, X.dtype, warn=False) if self.normalize else X
         warn_unsuitable(X)
         algorithm = self.neighbor_algorithm
         if isinstance(algorithm, IVF):
@@ -245,15 +263,50 @@ class KSSC(SelfExpressiveClustering):
             warn_admm_not_converged(converged, solver)
         else:
             warn_not_converged(converged, solver, self.max_iter)
+        self.residuals_ = code_residuals(P, P, indices, coef)
         if self.threshold is not None:
             coef = threshold_rows(coef, self.threshold)
         self.neighbors_ = indices
+        # The coded points, kept for `predict` (a reference when they are X itself).
+        self._fit_points = P
         Z = coefficients_to_sparse(indices, coef, n)
         if self.affinity == "max_normalized":
             Z = max_normalize_rows(Z)
         return Z, {"n_iter": n_iter,
                    "timings": {"neighbours": found - start, "coefficients": solved - found}}
 
+    def predict(self, X):
+        """Cluster of every row of X, from the fitted clusters (an extension of k-SSC).
+
+        k-SSC is transductive: it clusters the points it is fitted on, and the paper defines
+        no rule for other points. This extension codes each new point as the fit codes a
+        training point: over its nearest training points in every neighbour view (the same
+        metric, top principal directions and normalisation; exact search), with the same
+        solver model, l1 weight (``lam_mode="global"``: the training points' scale) and
+        outlier term. The random candidates are left out (they only keep the fit's graph
+        connected) and an `ADMM` solver stops each point on its own change, so a point's
+        label does not depend on the others passed with it. The point joins the cluster
+        whose training points' part of its code rebuilds it best (smallest
+        ``||x - X_c z_c||``); a point with an all-zero code takes its nearest neighbour's
+        cluster. The training points are kept for this (``n_samples x n_features`` in
+        memory, or the memory map that was fitted); every call copies them once. Measured
+        against refitting with the new points: the user guide (docs/user_guide.rst), "New
+        points".
+
+        Parameters
+        ----------
+        X : array-like of shape (n_new, n_features)
+            New points as rows, with the training data's features.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_new,)
+            Cluster of every new point, among ``labels_``'s clusters.
+        """
+        check_is_fitted(self)
+        refuse_sparse(X, "KSSC.predict")
+        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
+        return predict_labels(self, X)
 
     def _isolation_reason(self, X, isolated):
         if self.lam_mode == "relative":

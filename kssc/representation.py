@@ -34,6 +34,9 @@ def _solve_chunk(X, rows, indices, method, weight, ridge, options, max_iter, pos
     """(coef, n_iter, converged) of one chunk; `parallel`: over numba's threads, else on
     the calling thread only (inside a joblib worker)."""
     kernels, blocks = _compiled()
+    from ._kernels import notice_first_compile
+
+    notice_first_compile(kernels.solve_blocks if parallel else kernels.solve_range)
     n, k = indices.shape
     coef = np.zeros((n, k))
     n_iter = np.zeros(n, dtype=np.int64)
@@ -97,6 +100,9 @@ def _admm_advance(start, target, state, X, rows, indices, lam_rows, lam, solver,
     """Iterate a chunk from iteration `start` to at least `target`, then on until its
     largest change is <= tol or max_iter. Returns (state, the iteration reached, met)."""
     kernels, blocks = _compiled()
+    from ._kernels import notice_first_compile
+
+    notice_first_compile(kernels.admm_step_range)
     n, k = indices.shape
     mu1 = 1.0 / (lam_rows * l1_ratio)
     mu2, q, gamma = _admm_options(solver, lam, l1_ratio, gamma)
@@ -182,7 +188,7 @@ def _admm_coefficients(X, indices, lam, lam_rows, solver, positive, l1_ratio, ga
 
 def kssc_coefficients(X, indices, lam, *, solver="relaxed", positive=True, lam_mode="absolute",
                       l1_ratio=1.0, tol=1e-6, max_iter=200, chunk_size=None, n_jobs=None,
-                      progress=None):
+                      progress=None, lam_rows=None, gamma=None):
     """Code every row of `X` over its neighbours `indices` (n, k).
 
     Point i: min_z lam_i (l1_ratio ||z||_1 + (1 - l1_ratio)/2 ||z||^2) + 1/2 ||x_i - A_i^T z||^2
@@ -198,7 +204,9 @@ def kssc_coefficients(X, indices, lam, *, solver="relaxed", positive=True, lam_m
     or NUMBA_NUM_THREADS bound them), or with `n_jobs` set, one chunk per joblib task (any
     joblib backend, e.g. dask) on one thread each, so joblib's workers are the only
     parallelism. `progress(done, total)`, if given, is called with the number of chunks
-    solved so far.
+    solved so far. `lam_rows` (n,) and `gamma` fix the per-point weights and the outlier
+    term's gamma when they come from other data (`KSSC.predict`: the training points'
+    scale); None computes them from `X`.
     """
     n, k = indices.shape
     X = np.ascontiguousarray(X)
@@ -210,14 +218,17 @@ def kssc_coefficients(X, indices, lam, *, solver="relaxed", positive=True, lam_m
     # LAPACK runs inside the kernels (eigvalsh, inv) on tiny matrices: one BLAS thread each.
     with threadpool_limits(limits=1, user_api="blas"):
         if isinstance(solver, ADMM):
-            gamma = outlier_gamma(X, lam) if solver.outlier else None
-            lam_rows = penalty(X, indices, lam, lam_mode, positive=positive, outlier_gamma=gamma,
-                               chunk_size=chunk_size)
+            if gamma is None and solver.outlier:
+                gamma = outlier_gamma(X, lam)
+            if lam_rows is None:
+                lam_rows = penalty(X, indices, lam, lam_mode, positive=positive,
+                                   outlier_gamma=gamma, chunk_size=chunk_size)
             parts = _admm_coefficients(X, indices, lam, lam_rows, solver, positive, l1_ratio,
                                        gamma, spans, n_jobs, progress)
         else:
-            lam_rows = penalty(X, indices, lam, lam_mode, positive=positive,
-                               chunk_size=chunk_size)
+            if lam_rows is None:
+                lam_rows = penalty(X, indices, lam, lam_mode, positive=positive,
+                                   chunk_size=chunk_size)
             kernels = _compiled()[0]
             if solver == "relaxed":
                 # The elastic net's l2 part joins the smooth part: G + lam (1 - l1_ratio) I.
@@ -234,6 +245,19 @@ def kssc_coefficients(X, indices, lam, *, solver="relaxed", positive=True, lam_m
     n_iter = np.concatenate([p[1] for p in parts])
     converged = np.concatenate([p[2] for p in parts])
     return coef, n_iter, converged
+
+
+def code_residuals(points, X, indices, coef):
+    """||points[i] - sum_m coef[i, m] X[indices[i, m]]|| of every row (float64), computed a
+    block of rows at a time (about `_CHUNK_BYTES` of gathered candidates)."""
+    n, k = indices.shape
+    out = np.empty(n)
+    block = int(max(1, _CHUNK_BYTES // (8 * k * X.shape[1])))
+    for start in range(0, n, block):
+        part = slice(start, min(start + block, n))
+        rebuilt = np.einsum("bk,bkd->bd", coef[part], np.asarray(X[indices[part]], dtype=float))
+        out[part] = np.linalg.norm(np.asarray(points[part], dtype=float) - rebuilt, axis=1)
+    return out
 
 
 def coefficients_to_sparse(indices, coef, n_samples):

@@ -211,32 +211,79 @@ def estimate_n_clusters(W, max_clusters=20, random_state=None):
     >>> estimate_n_clusters(sp.block_diag([block, block]))
     2
     """
-    n = W.shape[0]
-    m = min(max_clusters + 1, n)
-    if m < 2:
-        return 1
-    values, _ = top_eigenvectors(_normalized_adjacency(W), m, random_state)
-    gaps = values[:-1] - values[1:]
-    return int(np.argmax(gaps[:max_clusters]) + 1)
+    return choose_n_clusters(W, max_clusters, random_state, warn=False)[0]
 
 
-def _linked(W, threshold=1e-6):
-    """Points with at least one affinity above `threshold` to another point."""
+def _adjacency_top(W, n_values, random_state):
+    """The `n_values` (at most n) largest eigenvalues of I - L, descending."""
+    m = min(n_values, W.shape[0])
+    return top_eigenvectors(_normalized_adjacency(W), m, random_state)[0]
+
+
+def laplacian_eigenvalues(W, n_values, random_state=None):
+    """The `n_values` smallest eigenvalues of W's normalised Laplacian, ascending (at most n)."""
+    return 1.0 - _adjacency_top(W, n_values, random_state)
+
+
+def choose_n_clusters(W, max_clusters=20, random_state=None, *, warn=True):
+    """(n_clusters, eigenvalues): the eigen-gap choice of `estimate_n_clusters` and the
+    max_clusters + 1 smallest Laplacian eigenvalues behind it (fewer for small W). With
+    `warn`, a DegenerateFitWarning when the choice is a single cluster."""
+    if min(max_clusters + 1, W.shape[0]) < 2:
+        return 1, np.zeros(min(max_clusters + 1, W.shape[0]))
+    top = _adjacency_top(W, max_clusters + 1, random_state)
+    # The gaps l_{c+1} - l_c from I - L's eigenvalues directly (no rounding of 1 - x).
+    n_clusters = int(np.argmax((top[:-1] - top[1:])[:max_clusters]) + 1)
+    if warn and n_clusters == 1:
+        warn_degenerate(
+            f"the eigen-gap picked 1 cluster (max_clusters={max_clusters}): every point "
+            "gets label 0. Pass n_clusters if the data has several clusters.")
+    elif warn and n_clusters == max_clusters and max_clusters < W.shape[0] - 1:
+        warn_degenerate(
+            f"the eigen-gap picked max_clusters={max_clusters}, the most it may: the data "
+            "may hold more clusters. Raise max_clusters or pass n_clusters.")
+    return n_clusters, 1.0 - top
+
+
+def linked_points(W, threshold=1e-6):
+    """Points with at least one affinity above `threshold` to another point; the others are
+    the isolated points, which the spectral step leaves out (`spectral_clustering`)."""
     W = sp.csr_matrix(W)
     strong = np.asarray((abs(W) > threshold).sum(axis=1)).ravel()
     return strong - (np.abs(W.diagonal()) > threshold) > 0
 
 
 def _check_graph(W, n_clusters):
-    """Warn when W has more connected components than clusters (as spectral_embedding does)."""
-    n_components, component = connected_components(W, directed=False)
+    """Warn when W has more connected components than clusters (as spectral_embedding does).
+
+    W is the affinity the eigenvectors are computed from (isolated points already left out:
+    they have their own warning)."""
+    n_components, _ = connected_components(W, directed=False)
     if n_components > n_clusters:
-        singletons = int((np.bincount(component) == 1).sum())
         warn_degenerate(
             f"graph is not fully connected: the affinity has {n_components} connected "
-            f"components ({singletons} of them isolated points) for n_clusters={n_clusters}; "
-            "the spectral embedding may not work as expected and the split between "
-            "components is arbitrary.")
+            f"components for n_clusters={n_clusters}; the spectral embedding may not work as "
+            "expected and the split between components is arbitrary. Raise n_neighbors or "
+            "n_random.")
+
+
+def leaves_out(linked, n_clusters):
+    """Whether the spectral step leaves the isolated points out: when more points than
+    clusters are linked (else every label is arbitrary)."""
+    return int(linked.sum()) > n_clusters
+
+
+ISOLATED_FATE = "they are left out of the spectral step and given the largest cluster's label"
+
+
+def isolated_message(isolated, n, left_out):
+    """The one wording of the isolated-points warning (`isolated`: indices among n)."""
+    if isolated.size == n:
+        return ("the representation has no non-zero coefficient between points (no affinity "
+                "above 1e-6): every point is isolated and the labels are arbitrary.")
+    fate = ISOLATED_FATE if left_out else "too few points are linked: the labels are arbitrary"
+    return (f"{isolated.size} of {n} point(s) are isolated (no affinity above 1e-6 to another "
+            f"point; rows {isolated[:5].tolist()}): {fate}.")
 
 
 def spectral_clustering(W, n_clusters=None, *, assign_labels="discretize", random_state=None,
@@ -262,11 +309,11 @@ def spectral_clustering(W, n_clusters=None, *, assign_labels="discretize", rando
     Returns
     -------
     labels : ndarray of shape (n_samples,)
-        Cluster of every point, 0 to n_clusters - 1. A DegenerateFitWarning reports an
-        eigen-gap of 1 cluster or of `max_clusters`, more connected components than clusters
-        ("graph is not fully connected") and fewer clusters out than asked. Isolated points
-        (no affinity above 1e-6 to another point) are left out of the spectral step and get
-        the label of the largest cluster.
+        Cluster of every point, 0 to n_clusters - 1. A DegenerateFitWarning reports each
+        cause once: an eigen-gap of 1 cluster or of `max_clusters`; isolated points (no
+        affinity above 1e-6 to another point), which are left out of the spectral step and
+        get the label of the largest cluster; more connected components than clusters among
+        the other points ("graph is not fully connected"); fewer clusters out than asked.
 
     See Also
     --------
@@ -288,34 +335,32 @@ def spectral_clustering(W, n_clusters=None, *, assign_labels="discretize", rando
     if assign_labels not in ASSIGN_LABELS:
         raise ValueError(f"assign_labels must be one of {ASSIGN_LABELS}; got {assign_labels!r}.")
     rng = check_random_state(random_state)
-    n = W.shape[0]
     if n_clusters is None:
-        n_clusters = estimate_n_clusters(W, max_clusters, rng)
-        if n_clusters == 1:
-            warn_degenerate(
-                f"the eigen-gap picked 1 cluster (max_clusters={max_clusters}): every point "
-                "gets label 0. Pass n_clusters if the data has several clusters.")
-        elif n_clusters == max_clusters and max_clusters < n - 1:
-            warn_degenerate(
-                f"the eigen-gap picked max_clusters={max_clusters}, the most it may: the data "
-                "may hold more clusters. Raise max_clusters or pass n_clusters.")
+        n_clusters = choose_n_clusters(W, max_clusters, rng)[0]
+    return spectral_labels(W, n_clusters, assign_labels, rng)
+
+
+def spectral_labels(W, n_clusters, assign_labels, rng, *, report_isolated=True):
+    """`spectral_clustering` for a given number of clusters; `report_isolated=False` when the
+    caller has already warned about the isolated points (the estimators' fit)."""
+    n = W.shape[0]
     if n_clusters == 1:
         return np.zeros(n, dtype=np.int64)
+    linked = linked_points(W)
+    left_out = leaves_out(linked, n_clusters)
+    if report_isolated and not linked.all():
+        warn_degenerate(isolated_message(np.flatnonzero(~linked), n, left_out))
+    if not linked.all() and not left_out:
+        # (Nearly) every point isolated: the labels are arbitrary, as the warning says.
+        return _assign(W, n_clusters, assign_labels, rng)
+    labels = np.empty(n, dtype=np.int64)
+    # An isolated point is a component of its own: in the N-Cut matrix it adds a unit
+    # eigenvalue, whose eigenvector (its indicator) can displace a cluster's. Cluster the
+    # linked points alone; an isolated point carries no affinity to go by.
+    W = sp.csr_matrix(W) if linked.all() else sp.csr_matrix(W)[linked][:, linked]
     _check_graph(W, n_clusters)
-    linked = _linked(W)
-    if linked.all() or linked.sum() <= n_clusters:
-        labels = _assign(W, n_clusters, assign_labels, rng)
-    else:
-        # An isolated point is a component of its own: in the N-Cut matrix it adds a unit
-        # eigenvalue, whose eigenvector (its indicator) can displace a cluster's. Cluster the
-        # linked points alone; an isolated point carries no affinity to go by.
-        warn_degenerate(
-            f"{n - linked.sum()} isolated point(s) (no affinity above 1e-6 to another point, "
-            f"first at row(s) {np.flatnonzero(~linked)[:5].tolist()}): they are left "
-            "out of the spectral step and given the largest cluster's label.")
-        labels = np.empty(n, dtype=np.int64)
-        W = sp.csr_matrix(W)
-        labels[linked] = _assign(W[linked][:, linked], n_clusters, assign_labels, rng)
+    labels[linked] = _assign(W, n_clusters, assign_labels, rng)
+    if not linked.all():
         labels[~linked] = np.bincount(labels[linked]).argmax()
     found = np.unique(labels).size
     if found < n_clusters:

@@ -69,6 +69,9 @@ class GFS(SelfExpressiveClustering):
         GFS has no iterative solver.
     n_clusters_ : int
         Number of distinct labels found.
+    laplacian_eigenvalues_ : ndarray of shape (max_clusters + 1,) or None
+        With n_clusters=None, the smallest Laplacian eigenvalues behind the eigen-gap
+        (`kssc.plot.eigengap`); None when n_clusters was given.
     n_features_in_ : int
         Number of features seen during fit.
     timings_ : dict
@@ -113,7 +116,7 @@ class GFS(SelfExpressiveClustering):
         if self.k_max >= n:
             raise ValueError(f"k_max={self.k_max} must be < n_samples={n}: each point selects "
                              "among the other points.")
-        X_unit = unit_rows(X)
+        X_unit = unit_rows(X, warn=False)
         start = perf_counter()
         picked, support, coef, _ = omp_all_points(X_unit, self.k_max, self.tol, signed=True)
         self.selected_ = picked

@@ -112,6 +112,9 @@ class GSC(SelfExpressiveClustering):
         GSC has no iterative solver.
     n_clusters_ : int
         Number of distinct labels found.
+    laplacian_eigenvalues_ : ndarray of shape (max_clusters + 1,) or None
+        With n_clusters=None, the smallest Laplacian eigenvalues behind the eigen-gap
+        (`kssc.plot.eigengap`); None when n_clusters was given.
     n_features_in_ : int
         Number of features seen during fit.
     timings_ : dict
@@ -154,7 +157,7 @@ class GSC(SelfExpressiveClustering):
     def _representation(self, X, random_state):
         n = X.shape[0]
         k = check_n_neighbors(self.n_neighbors, n)
-        X_unit = unit_rows(X)
+        X_unit = unit_rows(X, warn=False)
         start = perf_counter()
         neighbours = nearest_subspace_neighbours(X_unit, k, self.max_subspace_dim,
                                                  variant=self.variant)

@@ -100,6 +100,9 @@ class SSC(SelfExpressiveClustering):
         Solver iterations; per point with `column_wise`.
     n_clusters_ : int
         Number of distinct labels found.
+    laplacian_eigenvalues_ : ndarray of shape (max_clusters + 1,) or None
+        With n_clusters=None, the smallest Laplacian eigenvalues behind the eigen-gap
+        (`kssc.plot.eigengap`); None when n_clusters was given.
     n_features_in_ : int
         Number of features seen during fit.
     timings_ : dict
@@ -158,7 +161,7 @@ class SSC(SelfExpressiveClustering):
         self.verbose = verbose
 
     def _representation(self, X, random_state):
-        P = unit_rows(X) if self.normalize else X.astype(float, copy=False)
+        P = unit_rows(X, warn=False) if self.normalize else X.astype(float, copy=False)
         if isinstance(self.solver, ADMM):
             C, n_iter, converged = self._admm(P)
             warn_admm_not_converged(converged, self.solver, "SSC ADMM")

@@ -46,7 +46,7 @@ from sklearn.utils.validation import validate_data
 
 from .._base import lam_max_reason, unit_rows, warn_isolated
 from .._progress import ProgressMixin
-from .._validation import check_n_clusters
+from .._validation import check_n_clusters, refuse_sparse
 from ..spectral import ASSIGN_LABELS, spectral_clustering
 
 
@@ -196,6 +196,7 @@ class SSSC(ProgressMixin, ClusterMixin, BaseEstimator):
         self : object
             The fitted estimator, with ``labels_`` and the other learned attributes set.
         """
+        refuse_sparse(X, "SSSC")
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         n = X.shape[0]
         n_clusters = check_n_clusters(self.n_clusters, n)

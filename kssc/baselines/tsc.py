@@ -68,6 +68,9 @@ class TSC(SelfExpressiveClustering):
         TSC has no iterative solver.
     n_clusters_ : int
         Number of distinct labels found.
+    laplacian_eigenvalues_ : ndarray of shape (max_clusters + 1,) or None
+        With n_clusters=None, the smallest Laplacian eigenvalues behind the eigen-gap
+        (`kssc.plot.eigengap`); None when n_clusters was given.
     n_features_in_ : int
         Number of features seen during fit.
     timings_ : dict
@@ -108,7 +111,7 @@ class TSC(SelfExpressiveClustering):
     def _representation(self, X, random_state):
         n = X.shape[0]
         q = check_n_neighbors(self.n_neighbors, n)
-        X_unit = unit_rows(X)
+        X_unit = unit_rows(X, warn=False)
         start = perf_counter()
         indices, similarities = nearest_neighbours(
             X_unit, q, metric="euclidean" if self.signed else "abs_cosine", normalize=False)

@@ -109,9 +109,20 @@ def fit(X, n_clusters, *, n_neighbors=20, lam=0.1, lam_mode="absolute", solver="
         random_state=None, client=None):
     """Cluster a row-partitioned dask array with k-SSC; X stays on the workers at every step.
 
-    The same model as `kssc.KSSC` with ``assign_labels="discretize"`` (unit-norm points,
-    FISTA or LADMPSAP codes over k neighbours, N-Cut with Yu and Shi's discretisation);
-    docs/scaling.md describes the stages, their shuffles and their measured cost.
+    The paper's k-SSC, not `KSSC`'s defaults: with its defaults this is
+    ``KSSC(n_clusters, n_neighbors=20, **kssc.presets.PAPER_SETTING)`` (unit-norm points,
+    non-negative lasso codes with lam = 0.1 over the 20 nearest neighbours by Euclidean
+    distance of unit vectors, ``W = |Z| + |Z|^T``, N-Cut with Yu and Shi's discretisation), and
+    with exact search it gives that estimator's neighbours, coefficients and partition
+    (tests/kssc/distributed/test_distributed_fit.py). Where ``KSSC()`` differs by default:
+    lam=0.00125 with lam_mode="global" (here: "absolute" or "relative" only), signed codes
+    (``positive=False`` is available here), metric="abs_cosine" (here: exact search only),
+    affinity="max_normalized" (here: "symmetric" only) and max_iter=1000. Not available
+    here: lam_mode="global", `ADMM` solvers, l1_ratio, threshold, normalize=False,
+    metric="l2", candidate sets (lists of n_neighbors, neighbor_pcs, n_random),
+    assign_labels other than "discretize", and n_clusters=None. The eigenvectors come from a
+    distributed LOBPCG (the same invariant subspace as `KSSC`'s ARPACK). docs/scaling.md
+    describes the stages, their shuffles and their measured cost.
 
     Parameters
     ----------
@@ -151,7 +162,8 @@ def fit(X, n_clusters, *, n_neighbors=20, lam=0.1, lam_mode="absolute", solver="
 
     See Also
     --------
-    kssc.KSSC : The single-machine estimator this function reproduces.
+    kssc.KSSC : The single-machine estimator; this function reproduces it with the paper's
+        setting (`kssc.presets.PAPER_SETTING`).
 
     Examples
     --------

@@ -187,3 +187,35 @@ def test_max_clusters_caps_the_estimate(name):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateFitWarning)
         assert est.fit(X).n_clusters_ <= 2
+
+
+@pytest.mark.parametrize("make", [
+    lambda: KSSC(3, n_neighbors=10, random_state=0),
+    lambda: KSSC(3, n_neighbors=10, lam=0.1, lam_mode="absolute", random_state=0),
+    lambda: KSSC(3, n_neighbors=10, normalize=False, random_state=0),
+    lambda: SSC(3, random_state=0),
+], ids=["KSSC", "KSSC-absolute", "KSSC-raw", "SSC"])
+def test_one_zero_row_gives_one_warning(make):
+    X, _ = _subspaces()
+    X[5] = 0.0
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        labels = make().fit(X).labels_
+    messages = [str(w.message) for w in record]
+    assert len(messages) == 1, messages
+    assert messages[0].startswith("1 point(s) have zero norm (rows [5])")
+    assert "no affinity, and they are left out of the spectral step and given the largest " \
+        "cluster's label" in messages[0]
+    assert labels[5] == np.bincount(np.delete(labels, 5)).argmax()
+
+
+def test_isolated_nonzero_points_get_one_warning_with_their_cause():
+    X, _ = _subspaces()
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        KSSC(3, n_neighbors=5, lam=0.9, lam_mode="absolute", positive=True,
+             random_state=0).fit(X)
+    isolated = [str(w.message) for w in record if "isolated" in str(w.message)]
+    assert len(isolated) == 1 and "lam=0.9 >= lambda_max" in isolated[0]
+    assert not any("not fully connected" in str(w.message) and "isolated" in str(w.message)
+                   for w in record)

@@ -271,3 +271,15 @@ def test_no_citation_of_documents_outside_the_repository():
                     or "shared/research" in line:
                 offending.append(f"{path.relative_to(REPO_ROOT)}:{number}: {line.strip()}")
     assert not offending, "cite docs/protocol.md instead:\n" + "\n".join(offending)
+
+
+def test_user_guide_predict_table_is_generated_from_the_committed_results(tmp_path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_figures",
+                                                  REPO_ROOT / "docs" / "make_figures.py")
+    make_figures = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_figures)
+    make_figures.predict_table(out=tmp_path)
+    committed = REPO_ROOT / "docs" / "_static" / "guide" / "predict.csv"
+    assert (tmp_path / "predict.csv").read_text() == committed.read_text()
