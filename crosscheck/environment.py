@@ -1,5 +1,6 @@
 """Where Octave and the authors' code are, and building their MEX sources for Octave."""
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -71,3 +72,14 @@ def build_mex(reference, out_dir):
         if done.returncode:
             raise RuntimeError(f"mkoctfile failed on {source}:\n{done.stderr}")
     return out_dir
+
+
+def reference_digest(reference):
+    """Short SHA-256 over the authors' .m and C/C++ sources (path and bytes), for the sidecar."""
+    reference = Path(reference)
+    digest = hashlib.sha256()
+    for path in sorted(p for p in reference.rglob("*")
+                       if p.is_file() and p.suffix in (".m", ".c", ".cpp", ".h")):
+        digest.update(path.relative_to(reference).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]

@@ -38,8 +38,11 @@ rand('seed', 1); randn('seed', 1);
 out = struct();
 out = run_z(out, 'kssc', @() kssc_relaxed_par(X, lam, S.kssc_k), nc);
 out = run_z(out, 'kssc_matrix', @() kssc_relaxed(X, lam, S.kssc_k), nc);
+out = run_z(out, 'kssc_exact', @() kssc_exact_par(X, lam, S.kssc_k), nc);
 out = run_z(out, 'ssc', @() ssc_relaxed(X, lam), nc);
 out = run_z(out, 'ssc_par', @() ssc_relaxed_par(X, lam), nc);
+out = run_z(out, 'ssc_exact', @() ssc_exact(X, lam), nc);
+out = run_z(out, 'ssc_exact_par', @() ssc_exact_par(X, lam), nc);
 out = run_z(out, 'gfs', @() gfs_sc(X, S.gfs_k), nc);
 out = run_z(out, 'gsc', @() gsc_sc(X, S.gsc_k, S.gsc_dim), nc);
 out = run_z(out, 'tsc', @() tsc_sc(X, S.tsc_q), nc);
@@ -122,6 +125,13 @@ def call_octave(octave, reference, mex_dir, work_dir, function, source, *args, t
                           timeout=timeout)
     if done.returncode:
         raise RuntimeError(f"Octave failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
+
+
+def octave_version(octave):
+    """The version Octave reports (`octave --version`'s first line), for the sidecar."""
+    done = subprocess.run([octave, "--version"], check=False, capture_output=True, text=True,
+                          timeout=120)
+    return done.stdout.splitlines()[0].strip() if done.stdout else "unknown"
 
 
 def run_driver(octave, reference, mex_dir, work_dir, in_file, out_file, timeout=900):

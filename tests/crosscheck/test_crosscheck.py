@@ -108,11 +108,20 @@ def test_entry_point_skips_when_octave_is_not_on_the_path(tmp_path):
 @pytest.mark.skipif(bool(missing_requirements()), reason="needs Octave and the authors' code")
 def test_crosscheck_matches_the_authors_code(tmp_path):
     out = tmp_path / "crosscheck.csv"
-    assert main(["--output", str(out), "--keep", str(tmp_path / "work")]) == 0
-    table = pd.read_csv(out).set_index("method")
-    for method in ["kSSC relaxed", "SSC relaxed", "SSC relaxed (per point)", "GSC", "TSC", "GFS"]:
-        assert table.loc[method, "max_abs_dZ"] < 1e-8, method
-    assert table.loc["misclassification metric", "max_abs_d_error"] < 1e-9
+    assert main(["--output", str(out), "--keep", str(tmp_path / "work"),
+                 "--inputs", "clean", "noisy"]) == 0
+    table = pd.read_csv(out)
+    assert sorted(table["input"].unique()) == ["clean", "noisy"]
+    clean = table[table["input"] == "clean"].set_index("method")
+    for method in ["kSSC relaxed", "SSC relaxed", "SSC relaxed (per point)", "SSC exact",
+                   "SSC exact (per point)", "GSC", "TSC", "GFS"]:
+        assert clean.loc[method, "max_abs_dZ"] < 1e-8, method
+    assert (table.loc[table["method"] == "misclassification metric", "max_abs_d_error"]
+            < 1e-9).all()
+    noisy = table[(table["input"] == "noisy") & table["error_theirs"].notna()]
+    assert (noisy["error_theirs"] > 0).any()  # the hard input is hard for their code too
+    assert (tmp_path / "crosscheck.meta.json").exists()
+    assert main(["--check", "--output", str(out), "--inputs", "clean", "noisy"]) == 0
     assert find_reference() is not None
 
 

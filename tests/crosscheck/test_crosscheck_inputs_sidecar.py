@@ -1,0 +1,152 @@
+"""The cross-check's inputs, its sidecar and its staleness rule (pure Python, no Octave)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from crosscheck import currency
+from crosscheck.inputs import INPUTS, SETTINGS, make_input
+from crosscheck.run import Z_METHODS, main, paper_method
+from kssc.baselines import SSC
+from kssc.metrics import clustering_error
+from support import REPO_ROOT, real_data
+
+
+@pytest.mark.parametrize("name", ["clean", "noisy", "intersecting"])
+def test_synthetic_inputs_are_unit_points_with_their_labels(name):
+    spec = INPUTS[name]
+    X, y = make_input(spec, seed=0)
+    n_groups = spec.get("n_subspaces", 2)
+    assert X.shape == (n_groups * spec["n_per_subspace"], spec["ambient_dim"])
+    np.testing.assert_allclose(np.linalg.norm(X, axis=1), 1.0)
+    assert np.bincount(y).tolist() == [spec["n_per_subspace"]] * n_groups
+
+
+def test_intersecting_input_shares_t_dimensions():
+    spec = INPUTS["intersecting"]
+    X, y = make_input(spec, seed=0)
+    # Each subspace's points span subspace_dim dimensions; together d + d - t.
+    ranks = [np.linalg.matrix_rank(X[y == g], tol=1e-8) for g in (0, 1)]
+    assert ranks == [spec["subspace_dim"]] * 2
+    assert np.linalg.matrix_rank(X, tol=1e-8) == 2 * spec["subspace_dim"] - spec["t"]
+
+
+def test_noisy_input_is_hard_where_the_clean_one_is_not():
+    """The point of the hard inputs: errors that are not 0 % (SSC as the probe)."""
+    errors = {}
+    for name in ("clean", "noisy"):
+        X, y = make_input(INPUTS[name], seed=0)
+        labels = SSC(3, lam=SETTINGS["lambda"], column_wise=True, random_state=0).fit(X).labels_
+        errors[name] = clustering_error(y, labels)
+    assert errors["clean"] == 0.0
+    assert errors["noisy"] > 5.0
+
+
+@pytest.mark.parametrize("name, data_set", [("tir", "tir"), ("hopkins", "hopkins155")])
+def test_real_inputs_load_through_the_packages_loaders(name, data_set):
+    data_dir = real_data(data_set)
+    X, y = make_input(INPUTS[name], seed=0, data_dir=data_dir)
+    np.testing.assert_allclose(np.linalg.norm(X, axis=1), 1.0)
+    assert y.min() == 0 and len(np.unique(y)) >= 2 and len(y) == len(X)
+
+
+def test_unknown_input_kind_is_named():
+    with pytest.raises(ValueError, match="unknown input kind 'faces'"):
+        make_input({"kind": "faces"})
+
+
+def test_there_are_four_hard_inputs_of_each_kind():
+    kinds = [spec["kind"] for name, spec in INPUTS.items() if name != "clean"]
+    assert sorted(kinds) == ["hopkins", "intersection", "subspaces", "tir"]
+
+
+def _fake_tree(root):
+    for relpath, text in {"kssc/estimator.py": "A = 1\n", "kssc/cli.py": "B = 1\n",
+                          "kssc/datasets/checksums/tir.sha256": "abc  tir.mat\n",
+                          "crosscheck/run.py": "C = 1\n", "crosscheck/inputs.py": "",
+                          "crosscheck/compare.py": "", "crosscheck/octave.py": "",
+                          "crosscheck/environment.py": "", "crosscheck/dvsn.py": "D = 1\n"}.items():
+        path = root / relpath
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def test_code_digest_follows_the_solvers_and_the_checks_code_only(tmp_path):
+    _fake_tree(tmp_path)
+    names = {p.relative_to(tmp_path).as_posix() for p in currency.result_sources(tmp_path)}
+    assert "kssc/estimator.py" in names and "crosscheck/run.py" in names
+    assert "kssc/datasets/checksums/tir.sha256" in names
+    assert "kssc/cli.py" not in names and "crosscheck/dvsn.py" not in names
+    first = currency.code_digest(tmp_path)
+    (tmp_path / "kssc/cli.py").write_text("B = 2\n")          # no result code
+    (tmp_path / "crosscheck/dvsn.py").write_text("D = 2\n")   # a gap study, not the table
+    assert currency.code_digest(tmp_path) == first
+    (tmp_path / "kssc/estimator.py").write_text("A = 2\n")    # a solver changes
+    assert currency.code_digest(tmp_path) != first
+    # The real tree's sources include the package's solvers.
+    real = {p.relative_to(REPO_ROOT).as_posix() for p in currency.result_sources()}
+    assert {"kssc/fista.py", "kssc/baselines/gfs.py", "crosscheck/compare.py",
+            "conf/method/gfs.yaml", "conf/method/kssc_exact.yaml"} <= real
+
+
+def test_our_side_is_built_from_the_method_configs_the_digest_covers():
+    settings = {**SETTINGS, "n_clusters": 3}
+    used = set()
+    for _, _, make, _ in Z_METHODS.values():
+        model = make(settings)
+        assert model.n_clusters == 3 and model.random_state == SETTINGS["seed"]
+        used.add(type(model).__name__)
+    assert used == {"KSSC", "SSC", "GFS", "GSC", "TSC"}
+    gfs = paper_method("gfs", settings, k_max=6)
+    assert (gfs.affinity, gfs.k_max) == ("binary", 6)  # the authors' binary Z, not our default
+    assert set(currency.METHOD_CONFIGS) >= {"kssc", "kssc_exact", "gfs", "sssc", "tsc"}
+
+
+@pytest.fixture
+def committed(tmp_path):
+    """A results folder with a CSV and its sidecar, as `python -m crosscheck` leaves them."""
+    csv = tmp_path / "crosscheck.csv"
+    pd.DataFrame({"input": ["noisy"], "method": ["SSC relaxed"], "max_abs_dZ": [1e-14]}).to_csv(
+        csv, index=False)
+    config = currency.crosscheck_config(SETTINGS, INPUTS)
+    currency.write_sidecar(csv, config, started="2026-01-01T00:00:00+00:00", wall_time=1.0)
+    return csv, config
+
+
+def test_sidecar_binds_the_csv_and_records_the_fingerprint(committed):
+    csv, config = committed
+    meta = currency._io.read_meta(csv.parent, "crosscheck")
+    assert meta["files"] == {"crosscheck.csv": currency._io.sha256_file(csv)}
+    assert meta["fingerprint"] == currency.fingerprint(config)
+    assert meta["config"]["experiment"]["inputs"]["hopkins"]["sequence"] == "cars2_06"
+    assert {"git_revision", "packages", "wall_time_s", "started"} <= meta.keys()
+    assert currency.staleness(csv, config) is None
+    assert currency.is_current(csv.parent)
+
+
+def test_stale_when_the_solvers_change(committed, monkeypatch):
+    csv, config = committed
+    monkeypatch.setattr(currency, "code_digest", lambda root=None: "0123456789abcdef")
+    assert "the solvers' code differs" in currency.staleness(csv, config)
+    assert not currency.is_current(csv.parent)
+
+
+def test_stale_when_the_csv_settings_or_sidecar_change(committed):
+    csv, config = committed
+    other = currency.crosscheck_config({**SETTINGS, "kssc_k": 9}, INPUTS)
+    assert "settings or inputs differ" in currency.staleness(csv, other)
+    csv.write_text(csv.read_text() + "noisy,GFS,0.5\n")
+    assert "CSV differs" in currency.staleness(csv, config)
+    currency.sidecar_path(csv).unlink()
+    assert currency.staleness(csv, config) == "no sidecar"
+    assert currency.staleness(csv.with_name("none.csv"), config) == "no CSV"
+
+
+def test_check_flag_exits_1_when_stale_and_0_when_current(committed, monkeypatch, capsys):
+    csv, _ = committed
+    monkeypatch.setenv("KSSC_OCTAVE", "")  # --check needs no Octave
+    assert main(["--check", "--output", str(csv)]) == 0
+    assert "current" in capsys.readouterr().out
+    monkeypatch.setattr(currency, "code_digest", lambda root=None: "0123456789abcdef")
+    assert main(["--check", "--output", str(csv)]) == 1
+    assert "stale (the solvers' code differs" in capsys.readouterr().out
