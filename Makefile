@@ -64,13 +64,15 @@ data: $(STAMP)
 data-verify: $(STAMP)
 	$(PY) -m kssc.datasets.fetch --verify
 
-# Runs every experiment whose results/<name>.csv is missing or stale (its sidecar
-# results/<name>.meta.json does not carry the fingerprint of this config and code), then draws
-# every figure from the CSVs and writes results/REPORT.md. PROFILE=paper runs the full protocol.
+# Runs every experiment whose results/<name>.csv is missing or stale (docs/results.md: "When a
+# result is current"), then draws every figure from the CSVs and writes results/REPORT.md;
+# last, says whether the cross-check is stale (it needs GNU Octave: `make crosscheck`).
+# PROFILE=paper runs the full protocol.
 PROFILE ?= default
 
 figures: $(STAMP)
 	$(PY) -m experiments.suite --profile $(PROFILE)
+	-$(PY) -m crosscheck --check
 
 plots: $(STAMP)
 	$(PY) -m experiments.plot
