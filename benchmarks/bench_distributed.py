@@ -10,7 +10,8 @@ is fitted by least squares on the 1-worker rows and its predictions printed
 (docs/scaling.md).
 
     python -m benchmarks.bench_distributed --n 100000 300000 1000000 --workers 1 2
-    python -m benchmarks.bench_distributed --rows results/bench_distributed.csv  # model only
+    python -m benchmarks.bench_distributed --rows results/bench_distributed.csv
+    (the model only, from the rows already measured)
 
 The measured rows go to results/bench_distributed.csv (--output) with a sidecar (versions,
 revision, load average at the end).

@@ -1,6 +1,6 @@
 """k-SSC benchmark at TIR scale: time and peak memory per stage, and each stage's rate.
 
-Run: make bench (or python -m benchmarks.bench_kssc [--n 20000] [--large 1000000]). Prints a
+Run: make bench (or `python -m benchmarks.bench_kssc [--n 20000] [--large 1000000]`). Prints a
 table and writes it to results/bench_kssc.csv (sidecar: versions, load average); asserts
 nothing. Data: 5 random subspaces of dimension 5 in D = 321 (TIR's band count), Gaussian
 coefficients, k = 20, the paper's lambda = 0.1 and constants. The D = 321 fit runs twice in

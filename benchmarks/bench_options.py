@@ -1,6 +1,6 @@
 """Every option of KSSC's accurate model at scale: fit time per stage and peak memory.
 
-Run: make bench (or python -m benchmarks.bench_options [--n 100000] [--only NAME ...]).
+Run: make bench (or `python -m benchmarks.bench_options [--n 100000] [--only NAME ...]`).
 Prints a table and writes it to results/bench_options.csv (sidecar: versions, load
 average); asserts nothing. Each option is fitted in its own process, so its peak RSS is its
 own. Data: 10 random subspaces of dimension 5 in R^50 (Gaussian coefficients, noise 0.01),
