@@ -51,12 +51,12 @@ test-all: $(STAMP)
 BENCH_LARGE ?= 1000000
 
 bench: $(STAMP)
-	$(PY) benchmarks/bench_kssc.py --large $(BENCH_LARGE)
-	$(PY) benchmarks/bench_coefficients.py
-	$(PY) benchmarks/bench_options.py
-	$(PY) benchmarks/bench_baselines.py
+	$(PY) -m benchmarks.bench_kssc --large $(BENCH_LARGE)
+	$(PY) -m benchmarks.bench_coefficients
+	$(PY) -m benchmarks.bench_options
+	$(PY) -m benchmarks.bench_baselines
 	$(PY) -c "import spams, progressbar" 2>/dev/null || $(PY) -m pip install --quiet -e '.[peers]' || true
-	$(PY) benchmarks/bench_peers.py --max-n ensc=5000
+	$(PY) -m benchmarks.bench_peers --max-n ensc=5000
 
 data: $(STAMP)
 	$(PY) -m kssc.datasets.fetch

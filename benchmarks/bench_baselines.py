@@ -1,6 +1,6 @@
 """Baselines benchmark: SSC at the runtime figure's largest size, and all six methods at TIR scale.
 
-Run: python benchmarks/bench_baselines.py. Prints tables; asserts nothing.
+Run: `python -m benchmarks.bench_baselines`. Prints tables; asserts nothing.
 1. SSC (every solver) on N = 1,000, D = 500: protocol 3.10's data (5 subspaces of dim 4,
    200 points each, coefficients N(0.25, var 0.001), noise 0.05 before normalising).
 2. KSSC, SSC, GFS, GSC, SSSC and TSC with the paper's parameters on N = 2,500 large-scale

@@ -8,7 +8,7 @@ kernels skip the zeros of sparse iterates, so they do less) and k^3 for ADMM's i
 first call also loads (or, on a fresh machine, compiles) the numba kernels; its time is
 printed apart. Then the relaxed solver at k = 20 for N / 4 to 2 N (linear in N).
 
-Run: make bench (or python benchmarks/bench_coefficients.py). Prints the tables and writes
+Run: make bench (or `python -m benchmarks.bench_coefficients`). Prints the tables and writes
 them to results/bench_coefficients.csv (sidecar: versions, load average); asserts nothing.
 """
 
@@ -21,9 +21,9 @@ from pathlib import Path
 import numba
 import numpy as np
 import pandas as pd
-from bench_kssc import REPO, tir_scale_data
 from sklearn.exceptions import ConvergenceWarning
 
+from benchmarks.bench_kssc import REPO, tir_scale_data
 from kssc import ADMM
 from kssc.neighbours import nearest_neighbours
 from kssc.representation import kssc_coefficients

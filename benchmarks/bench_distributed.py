@@ -9,8 +9,9 @@ largest sample inside its window. Afterwards a linear model, seconds = a + b * N
 is fitted by least squares on the 1-worker rows and its predictions printed
 (docs/scaling.md).
 
-    python benchmarks/bench_distributed.py --n 100000 300000 1000000 --workers 1 2
-    python benchmarks/bench_distributed.py --rows results/bench_distributed.csv  # model only
+    python -m benchmarks.bench_distributed --n 100000 300000 1000000 --workers 1 2
+    python -m benchmarks.bench_distributed --rows results/bench_distributed.csv
+    (the model only, from the rows already measured)
 
 The measured rows go to results/bench_distributed.csv (--output) with a sidecar (versions,
 revision, load average at the end).
@@ -26,10 +27,10 @@ from pathlib import Path
 
 import numpy as np
 
+from experiments._io import REPO_ROOT as REPO
 from kssc.distributed._spectral import _GUARDS  # LOBPCG's extra vectors
 
 STAGES = ("neighbours", "coefficients", "spectral")
-REPO = Path(__file__).resolve().parents[1]
 
 
 def _rss():

@@ -1,6 +1,6 @@
 """k-SSC benchmark at TIR scale: time and peak memory per stage, and each stage's rate.
 
-Run: make bench (or python benchmarks/bench_kssc.py [--n 20000] [--large 1000000]). Prints a
+Run: make bench (or `python -m benchmarks.bench_kssc [--n 20000] [--large 1000000]`). Prints a
 table and writes it to results/bench_kssc.csv (sidecar: versions, load average); asserts
 nothing. Data: 5 random subspaces of dimension 5 in D = 321 (TIR's band count), Gaussian
 coefficients, k = 20, the paper's lambda = 0.1 and constants. The D = 321 fit runs twice in
@@ -13,7 +13,6 @@ experiment's data (10 subspaces of dimension 5-10 in D = 64).
 import argparse
 import os
 import resource
-import sys
 import time
 import warnings
 from pathlib import Path
@@ -22,17 +21,12 @@ import numpy as np
 import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-import ceilings
-
+from benchmarks import ceilings
+from experiments._io import REPO_ROOT as REPO
 from kssc import KSSC, clustering_error
 from kssc.datasets import make_union_of_subspaces
 from kssc.estimator import PAPER_SETTING
 from kssc.spectral import _normalized_affinity, top_eigenvectors
-
-REPO = Path(__file__).resolve().parent.parent
 
 
 def tir_scale_data(n, ambient=321, n_subspaces=5, dim=5, seed=0):

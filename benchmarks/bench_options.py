@@ -1,6 +1,6 @@
 """Every option of KSSC's accurate model at scale: fit time per stage and peak memory.
 
-Run: make bench (or python benchmarks/bench_options.py [--n 100000] [--only NAME ...]).
+Run: make bench (or `python -m benchmarks.bench_options [--n 100000] [--only NAME ...]`).
 Prints a table and writes it to results/bench_options.csv (sidecar: versions, load
 average); asserts nothing. Each option is fitted in its own process, so its peak RSS is its
 own. Data: 10 random subspaces of dimension 5 in R^50 (Gaussian coefficients, noise 0.01),
@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-REPO = Path(__file__).resolve().parent.parent
+from experiments._io import REPO_ROOT as REPO
 
 OPTIONS = {
     "default": {},
@@ -79,7 +79,6 @@ def main():
     if args.child:
         print(json.dumps(fit_one(args.child, args.n)))
         return
-    sys.path.insert(0, str(REPO))
     from experiments import _io
 
     started, begin = _io.now(), time.perf_counter()
@@ -89,7 +88,8 @@ def main():
     rows = []
     for name in args.only:
         load = os.getloadavg()[0]
-        out = subprocess.run([sys.executable, __file__, "--n", str(args.n), "--child", name],
+        out = subprocess.run([sys.executable, "-m", "benchmarks.bench_options", "--n",
+                              str(args.n), "--child", name], cwd=REPO,
                              capture_output=True, text=True)
         row = {"option": name, "n_samples": args.n, "parameters": json.dumps(OPTIONS[name]),
                "load_average": round(load, 2)}

@@ -1,6 +1,6 @@
 """k-SSC side by side with its peers on the same data, in one process (issue 12, part 6).
 
-Run: python benchmarks/bench_peers.py [--sizes 5000 20000] [--quick] (part of make bench).
+Run: `python -m benchmarks.bench_peers [--sizes 5000 20000] [--quick]` (part of make bench).
 Data: bench_kssc's setting, 5 random linear subspaces of dimension 5 in D = 321 (TIR's band
 count), drawn by `kssc.datasets.make_union_of_subspaces` (unit-norm points, no noise,
 shuffled). Methods, all told the true number of clusters, seed 0:
@@ -34,10 +34,10 @@ from pathlib import Path
 import pandas as pd
 from sklearn.cluster import KMeans, SpectralClustering
 
+from experiments._io import REPO_ROOT as REPO
 from kssc import KSSC, clustering_error
 from kssc.datasets import make_union_of_subspaces
 
-REPO = Path(__file__).resolve().parent.parent
 DEFAULT_PEER = REPO.parent / "shared" / "reference" / "chongyou-subspace-clustering"
 TUNED_CONFIG = REPO / "conf" / "method" / "kssc_tuned.yaml"
 DATA = {"ambient_dim": 321, "n_subspaces": 5, "subspace_dims": [5], "noise": 0.0}
@@ -231,5 +231,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(REPO))
     main()

@@ -1,6 +1,6 @@
 """The spectral step's eigensolvers side by side on one k-SSC affinity (issue 12, part 3).
 
-Run: python benchmarks/bench_spectral.py [--n 20000] [--affinity W.npz --labels y.npy]
+Run: python -m benchmarks.bench_spectral [--n 20000] [--affinity W.npz --labels y.npy]
 [--solvers arpack lobpcg-1e-3 lobpcg-1e-5]
 Without `--affinity` it fits KSSC(5) on bench_kssc's data (N points, D = 321, 5 subspaces of
 dimension 5) and uses its `affinity_matrix_`; with it, it loads a saved CSR affinity
@@ -14,7 +14,6 @@ Timings on a loaded machine are inflated (CPU time less so): the load average is
 
 import argparse
 import os
-import sys
 import time
 import warnings
 from pathlib import Path
@@ -23,10 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from bench_kssc import tir_scale_data
-
+from benchmarks.bench_kssc import tir_scale_data
 from kssc import KSSC, clustering_error
 from kssc.spectral import _normalized_affinity, discretize, top_eigenvectors
 

@@ -8,7 +8,7 @@
   read and write once (values, column indices, row pointers, x and y).
 
 Each is the best of `repeats` runs, so the figure is the machine's and not its load's.
-Run: python benchmarks/ceilings.py
+Run: python -m benchmarks.ceilings
 """
 
 import time

@@ -4,11 +4,10 @@
 """
 
 import importlib
-import sys
 from pathlib import Path
 
+# The API is read from the installed package (`make docs` installs the checkout, editable).
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 project = "kssc"
 author = "kSSC contributors"

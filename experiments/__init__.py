@@ -1,2 +1,3 @@
 """The experiments: a config (conf/experiment/) and a module per experiment, run through
-`experiments/run.py` or `python -m experiments.suite`; figures and the report from CSVs only."""
+`python -m experiments.run` or `python -m experiments.suite`; figures and the report from CSVs
+only."""

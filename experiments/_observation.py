@@ -68,20 +68,27 @@ def match_histogram(image, reference):
 
 
 def estimated_dim(rows, energy):
-    """The smallest d whose first d singular values hold `energy` of the squared singular
-    values' sum (`energy_total`, all of them; without that column only the stored ones, which
-    overstates the share). A group whose stored values never reach it counts as one more than
-    it stores (a lower bound)."""
+    """The dimension of the linear subspace the group's points lie near: 1 (the first singular
+    direction) + the smallest m whose next m singular values hold `energy` of the squared
+    singular values beyond the first (`energy_total` - s_1^2; without `energy_total` only the
+    stored ones, which overstates the share).
+
+    Why not the share of all the energy: pixel intensities and image coordinates are
+    non-negative, so the first singular direction is close to the points' mean and holds
+    93-98 % of the energy by itself; a share of all of it reads a face as 2-dimensional. Set
+    apart, the first direction stands for the offset and the rest measures the spread about
+    it, as centring would (the stored rows hold no centred spectrum). A group whose stored
+    values never reach the share counts as one more than it stores (a lower bound)."""
     s2 = np.sort(rows["singular_value"].to_numpy())[::-1] ** 2
     total = (rows["energy_total"].iloc[0] if "energy_total" in rows
              and rows["energy_total"].notna().all() else s2.sum())
-    reached = np.flatnonzero(np.cumsum(s2) >= energy * total)
-    return int(reached[0] + 1 if len(reached) else len(s2) + 1)
+    reached = np.flatnonzero(np.cumsum(s2[1:]) >= energy * (total - s2[0]))
+    return int(1 + (reached[0] + 1 if len(reached) else len(s2)))
 
 
 def summarise_dims(frame, exp=None):
     """The summary table: per group (each motion of a sequence, or each subject) with singular
-    values, `estimated_dim_<p>`, the dimension holding p % of the energy, for p in ENERGIES."""
+    values, `estimated_dim_<p>` (`estimated_dim` at p % of the energy), for p in ENERGIES."""
     sv = frame[frame["panel"] == "singular_values"]
     keys = ["group"] + (["motion"] if "motion" in sv and sv["motion"].notna().any() else [])
     if "motion" in keys:  # float in the trial rows, where the neighbour rows leave it empty

@@ -13,7 +13,18 @@ the whole interval is on the claimed side, "does not hold" when the whole interv
 other, `INCONCLUSIVE` when it straddles the threshold (or when the machine cannot test the
 claim, e.g. fewer core counts than a trend needs). Rules that need the trials get the raw
 CSV as `trials` (`evaluate`). `NOT_RUN` is rendered like the others, and a rule that only
-reports a measurement returns `Verdict.INFO`. Timing rules compare medians (no interval).
+reports a measurement returns `Verdict.INFO`.
+
+Three floors, stated once here, keep a verdict from resting on too little:
+- `MIN_UNITS`: a bootstrapped verdict needs at least this many independent units (cells,
+  sequences, draws, groups); below it the verdict is INCONCLUSIVE, saying why. A percentile
+  bootstrap on n units cannot reach beyond the sample's range (on n = 2 it is [min, max]),
+  and its coverage of a mean falls well short of 95 % below about 10 units.
+- `FLOOR_PCT`, `CEILING_SHARE`: a grid cell where both methods are saturated (mean errors
+  both <= FLOOR_PCT, or both >= CEILING_SHARE of the chance error 100 (1 - 1/K) for K groups)
+  cannot show a gap, so `tracks` judges the other cells and reports these apart.
+- `TIME_FLOOR_S`, `TIME_FLOOR_SHARE`: timing rules compare medians (no interval); a
+  difference smaller than both floors is timer noise and decides nothing.
 """
 
 import enum
@@ -23,9 +34,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._bootstrap import bootstrap_difference, bootstrap_mean, bootstrap_paired_difference
+from ._bootstrap import bootstrap_mean, bootstrap_paired_difference
 from .conventions import label, ordered_methods
 from .publish.tables import interval
+
+MIN_UNITS = 10
+FLOOR_PCT = 1.0
+CEILING_SHARE = 0.75
+TIME_FLOOR_S = 0.05
+TIME_FLOOR_SHARE = 0.10
 
 
 class Verdict(enum.Enum):
@@ -76,6 +93,31 @@ def combine(verdicts):
     return Verdict.HOLDS
 
 
+def decide_units(result, threshold, *, claimed="below", band=None):
+    """`decide` (or `decide_within` a `band`) on a bootstrap result, INCONCLUSIVE when it
+    rests on fewer than MIN_UNITS units (`result["n"]`)."""
+    if result["n"] < MIN_UNITS:
+        return Verdict.INCONCLUSIVE
+    if band is not None:
+        return decide_within(result["low"], result["high"], band)
+    return decide(result["low"], result["high"], threshold, claimed=claimed)
+
+
+def _few(result, unit):
+    """The reason a verdict is withheld, or "" when `result` rests on enough units."""
+    if result["n"] >= MIN_UNITS:
+        return ""
+    return f"; only {result['n']} independent {unit} (< MIN_UNITS = {MIN_UNITS}): no verdict"
+
+
+def time_order(a, b):
+    """+1 if time a is above time b, -1 if below, 0 when the difference is within the timer's
+    noise: below TIME_FLOOR_S seconds or below TIME_FLOOR_SHARE of the larger time."""
+    if abs(a - b) < max(TIME_FLOOR_S, TIME_FLOOR_SHARE * max(a, b)):
+        return 0
+    return 1 if a > b else -1
+
+
 def _interval(result, digits=2):
     if math.isnan(result["low"]):
         return "no interval"
@@ -83,14 +125,19 @@ def _interval(result, digits=2):
                                        sign=True)
 
 
-def _paired(trials, cells, method, other, value="error_pct"):
+def _paired(trials, cells, method, other, value="error_pct", same_data=False):
     """Bootstrap of mean(other - method) over the tasks both ran (paired on cells + seed: one
-    seed per (cell, trial) task, so a sequence's draws pair up too)."""
+    seed per (cell, trial) task, so a sequence's draws pair up too). With `same_data` (every
+    trial refits the same data; only the estimators' seeds differ), trials whose two results
+    are identical are one unit, not several."""
     keys = [*cells, "seed"]
     ours = trials[trials["method"] == method].groupby(keys)[value].mean()
     theirs = trials[trials["method"] == other].groupby(keys)[value].mean()
     common = ours.index.intersection(theirs.index)
-    return bootstrap_paired_difference(theirs[common].to_numpy(), ours[common].to_numpy())
+    pairs = np.column_stack([theirs[common].to_numpy(), ours[common].to_numpy()])
+    if same_data:
+        pairs = np.unique(pairs, axis=0)
+    return bootstrap_paired_difference(pairs[:, 0], pairs[:, 1])
 
 
 @dataclass(frozen=True)
@@ -119,18 +166,33 @@ def _select(table, where):
     return table
 
 
-def tracks(table, *, cells, threshold, method="kssc", reference="ssc"):
+def saturated(errors, n_groups):
+    """Per row of `errors` (cells x the two methods' mean errors, %): both at the floor
+    (<= FLOOR_PCT) or both near chance (>= CEILING_SHARE of 100 (1 - 1/n_groups))."""
+    ceiling = CEILING_SHARE * 100 * (1 - 1 / n_groups)
+    return (errors <= FLOOR_PCT).all(axis=1) | (errors >= ceiling).all(axis=1)
+
+
+def tracks(table, *, cells, threshold, n_groups, method="kssc", reference="ssc"):
     if (missing := _missing(table, method, reference)):
         return missing
-    means = _means(table, cells)
+    means = _means(table, cells)[[method, reference]]
     diff = (means[method] - means[reference]).abs()
-    result = bootstrap_mean(diff.to_numpy())
-    return Outcome(decide(result["low"], result["high"], threshold),
-                   f"mean {diff.mean():.2f} pp ({_interval(result)}, over cells), "
-                   f"max {diff.max():.2f} pp over {len(diff)} cells",
-                   f"mean over cells of "
+    flat = saturated(means, n_groups)
+    informative = diff[~flat]
+    result = bootstrap_mean(informative.to_numpy())
+    apart = (f"; {int(flat.sum())} saturated cells apart (max {diff[flat].max():.2f} pp)"
+             if flat.any() else "; no saturated cell")
+    observed = (f"mean {informative.mean():.2f} pp ({_interval(result)}), max "
+                f"{informative.max():.2f} pp over {len(informative)} informative cells"
+                if len(informative) else "no informative cell")
+    return Outcome(decide_units(result, threshold),
+                   observed + apart + _few(result, "cell(s)"),
+                   f"mean over the informative cells of "
                    f"|mean {label(method)} error - mean {label(reference)} error| "
-                   f"<= {threshold} pp (bootstrap over cells)")
+                   f"<= {threshold} pp (bootstrap over cells); saturated cells (both <= "
+                   f"{FLOOR_PCT:g} % or both >= {100 * CEILING_SHARE:g} % of the chance error "
+                   f"100 (1 - 1/{n_groups})) set apart")
 
 
 def below_competitors(table, *, cells, competitors, method="kssc", trials=None):
@@ -151,7 +213,7 @@ def below_competitors(table, *, cells, competitors, method="kssc", trials=None):
         level = ", ".join(f"{c} = {v}" for c, v in zip(cells, np.atleast_1d(level), strict=True))
         for other in others:
             result = _paired(part, cells, method, other)
-            verdicts.append(decide(result["low"], result["high"], 0.0, claimed="above"))
+            verdicts.append(decide_units(result, 0.0, claimed="above"))
             if worst is None or result["mean"] < worst[2]["mean"]:
                 worst = (level, other, result)
     level, other, result = worst
@@ -166,7 +228,9 @@ def below_competitors(table, *, cells, competitors, method="kssc", trials=None):
                    rule + " (paired bootstrap over trials at each level)")
 
 
-def rise_at_most(table, *, cell, method, threshold, trials=None):
+def rise_at_most(table, *, cell, method, threshold, pair_on, trials=None):
+    """`pair_on`: the column naming the unit seen at every level (a sequence), so the rise is
+    a paired difference per unit."""
     if (missing := _missing(table, method)):
         return missing
     series = _means(table, [cell])[method].sort_index()
@@ -175,11 +239,15 @@ def rise_at_most(table, *, cell, method, threshold, trials=None):
     if trials is None:
         return Outcome(Verdict.of(rise <= threshold), f"{rise:+.1f} pp", rule)
     ours = trials[trials["method"] == method]
-    result = bootstrap_difference(ours.loc[ours[cell] == series.index[-1], "error_pct"],
-                                  ours.loc[ours[cell] == series.index[0], "error_pct"])
-    return Outcome(decide(result["low"], result["high"], threshold),
-                   f"{rise:+.1f} pp ({_interval(result, 1)})",
-                   rule + " (bootstrap over the two levels' trials)")
+    first, last = (ours[ours[cell] == level].groupby(pair_on)["error_pct"].mean()
+                   for level in (series.index[0], series.index[-1]))
+    common = first.index.intersection(last.index)
+    result = bootstrap_paired_difference(last[common].to_numpy(), first[common].to_numpy())
+    return Outcome(decide_units(result, threshold),
+                   f"{rise:+.1f} pp; paired over {result['n']} {pair_on}s "
+                   f"{result['mean']:+.1f} pp ({_interval(result, 1)})"
+                   + _few(result, f"{pair_on}s"),
+                   rule + f" (paired bootstrap over the {pair_on}s seen at both levels)")
 
 
 def spread_grows(table, *, level, cells):
@@ -207,12 +275,12 @@ def lowest(table, *, method, where=None, value="error_pct_mean", trials=None):
     cells = list((where or {}).keys())
     results = {m: _paired(rows, cells, method, m, value.removesuffix("_mean"))
                for m in means.index if m != method}
-    verdicts = [decide(r["low"], r["high"], 0.0, claimed="above") for r in results.values()]
+    verdicts = [decide_units(r, 0.0, claimed="above") for r in results.values()]
     closest = min(results, key=lambda m: results[m]["low"])
     r = results[closest]
     return Outcome(combine(verdicts),
                    observed + f"; closest: {label(closest)} - {label(method)} "
-                   f"{r['mean']:+.1f} pp ({_interval(r, 1)})",
+                   f"{r['mean']:+.1f} pp ({_interval(r, 1)})" + _few(r, "trial(s)"),
                    rule + ": each other method's paired difference to it > 0 "
                    "(bootstrap over trials)")
 
@@ -227,13 +295,23 @@ def at_most(table, *, where, value, threshold):
         return Outcome(Verdict.of(observed <= threshold), f"{observed:.2f}",
                        f"{value} <= {threshold}")
     result = {"low": float(part[f"{base}_ci_low"].iloc[0]),
-              "high": float(part[f"{base}_ci_high"].iloc[0])}
-    return Outcome(decide(result["low"], result["high"], threshold),
-                   f"{observed:.2f} ({_interval(result)})",
+              "high": float(part[f"{base}_ci_high"].iloc[0]), "n": _table_units(part)}
+    return Outcome(decide_units(result, threshold),
+                   f"{observed:.2f} ({_interval(result)}, n = {result['n']})"
+                   + _few(result, "unit(s)"),
                    f"{value} <= {threshold} (the table's bootstrap interval)")
 
 
-def gap_at_most(table, *, method, reference, value, threshold, trials=None):
+def _table_units(row):
+    """The independent units behind a summary row's interval: its sequences when it has
+    them (the trials of a sequence share its data), else its scored trials."""
+    if "n_sequences" in row:
+        return int(row["n_sequences"].iloc[0])
+    failed = int(row["n_failed"].iloc[0]) if "n_failed" in row else 0
+    return int(row["n_trials"].iloc[0]) - failed
+
+
+def gap_at_most(table, *, method, reference, value, threshold, same_data=False, trials=None):
     if (missing := _missing(table, method, reference)):
         return missing
     means = table.groupby("method")[value].mean()
@@ -242,10 +320,13 @@ def gap_at_most(table, *, method, reference, value, threshold, trials=None):
     rule = f"{label(reference)}'s {value} exceeds {label(method)}'s by <= {threshold}"
     if trials is None:
         return Outcome(Verdict.of(gap <= threshold), observed, rule)
-    result = _paired(trials, [], method, reference, value.removesuffix("_mean"))
-    return Outcome(decide(result["low"], result["high"], threshold),
-                   observed + f"; gap {result['mean']:+.1f} ({_interval(result, 1)})",
-                   rule + " (paired bootstrap over trials)")
+    result = _paired(trials, [], method, reference, value.removesuffix("_mean"), same_data)
+    unit = "distinct trial(s)" if same_data else "trial(s)"
+    rule += (" (paired bootstrap over trials; trials of the same data with identical results "
+             "are one unit)" if same_data else " (paired bootstrap over trials)")
+    return Outcome(decide_units(result, threshold),
+                   observed + f"; gap {result['mean']:+.1f} ({_interval(result, 1)})"
+                   + _few(result, unit), rule)
 
 
 def time_ratio(frame, *, method, reference):
@@ -271,11 +352,14 @@ def time_within_factor_at_largest(table, *, method, others, factor, x="n_per_sub
     if method not in t or not others:
         return Outcome(Verdict.NOT_RUN, "methods missing")
     largest = t.index.max()
-    ratios = {m: t.loc[largest, method] / t.loc[largest, m] for m in others}
-    ok = all(1 / factor <= r <= factor for r in ratios.values())
-    return Outcome(Verdict.of(ok), ", ".join(f"{label(method)}/{label(m)} = {r:.2f}"
-                                            for m, r in ratios.items()),
-                   f"within a factor {factor:g} at the largest {x} = {largest}")
+    ours = t.loc[largest, method]
+    ratios = {m: ours / t.loc[largest, m] for m in others}
+    verdicts = [_ratio_verdict(ours, t.loc[largest, m], 1 / factor <= r <= factor)
+                for m, r in ratios.items()]
+    return Outcome(combine(verdicts), ", ".join(f"{label(method)}/{label(m)} = {r:.2f}"
+                                                for m, r in ratios.items()),
+                   f"within a factor {factor:g} at the largest {x} = {largest} "
+                   f"(no verdict on times within the timing floor)")
 
 
 def time_below_share_at_largest(table, *, method, others, share, x="n_per_subspace"):
@@ -283,14 +367,28 @@ def time_below_share_at_largest(table, *, method, others, share, x="n_per_subspa
     others = [m for m in others if m in t]
     if method not in t or not others:
         return Outcome(Verdict.NOT_RUN, "methods missing")
-    ratios = {}
+    ratios, verdicts = {}, []
     for m in others:
         n = t[m].dropna().index.max()
         ratios[m] = (n, t.loc[n, method] / t.loc[n, m])
-    return Outcome(Verdict.of(all(r <= share for _, r in ratios.values())),
+        verdicts.append(_ratio_verdict(t.loc[n, method], t.loc[n, m], ratios[m][1] <= share))
+    return Outcome(combine(verdicts),
                    ", ".join(f"{label(m)} ({x} = {n}) ratio {r:.3f}"
                              for m, (n, r) in ratios.items()),
-                   f"{label(method)}'s time <= {share:g} of theirs at the largest {x} they ran")
+                   f"{label(method)}'s time <= {share:g} of theirs at the largest {x} they ran "
+                   f"(no verdict on times within the timing floor)")
+
+
+def _ratio_verdict(time, other, ok):
+    """The verdict `ok` on a ratio of two times, INCONCLUSIVE when the two differ by less
+    than the timing floor (the ratio is then timer noise)."""
+    return Verdict.of(ok) if time_order(time, other) else Verdict.INCONCLUSIVE
+
+
+def _time_verdict(time, bound):
+    """HOLDS when `time` is below `bound` beyond the timing floor, FAILS when above it,
+    INCONCLUSIVE within it."""
+    return {-1: Verdict.HOLDS, 0: Verdict.INCONCLUSIVE, 1: Verdict.FAILS}[time_order(time, bound)]
 
 
 def slowest_share_of_fastest(table, *, x, method_prefix, reference_prefix, share):
@@ -300,20 +398,29 @@ def slowest_share_of_fastest(table, *, x, method_prefix, reference_prefix, share
     if not ours or not refs:
         return Outcome(Verdict.NOT_RUN, "methods missing")
     n = t.index.max()
-    ratio = t.loc[n, ours].max() / t.loc[n, refs].min()
-    return Outcome(Verdict.of(ratio <= share), f"{100 * ratio:.1f}%",
+    slowest, fastest = t.loc[n, ours].max(), t.loc[n, refs].min()
+    return Outcome(_ratio_verdict(slowest, fastest, slowest <= share * fastest),
+                   f"{100 * slowest / fastest:.1f}% ({slowest:.3f} s vs {fastest:.3f} s)",
                    f"slowest {method_prefix} variant <= {100 * share:g}% of the fastest "
-                   f"{reference_prefix} variant at the largest {x} = {n}")
+                   f"{reference_prefix} variant at the largest {x} = {n} "
+                   f"(no verdict on times within the timing floor)")
 
 
 def faster_at_share_of_sizes(table, *, x, method, reference, share):
     t = _times_at(table, x)
     if method not in t or reference not in t:
         return Outcome(Verdict.NOT_RUN, "methods missing")
-    faster = (t[method] < t[reference]).mean()
-    return Outcome(Verdict.of(faster >= share), f"{100 * faster:.0f}% of sizes",
-                   f"{label(method)} faster than {label(reference)} "
-                   f"at >= {100 * share:g}% of the sizes")
+    order = np.array([time_order(a, b) for a, b in zip(t[method], t[reference], strict=True)])
+    faster, slower, n = int((order < 0).sum()), int((order > 0).sum()), len(order)
+    verdict = (Verdict.HOLDS if faster >= share * n else
+               Verdict.FAILS if n - slower < share * n else Verdict.INCONCLUSIVE)
+    return Outcome(verdict,
+                   f"faster at {faster}, slower at {slower}, within the timing floor at "
+                   f"{n - faster - slower} of {n} sizes",
+                   f"{label(method)} faster than {label(reference)} beyond the timing floor "
+                   f"(>= {TIME_FLOOR_S:g} s and >= {100 * TIME_FLOOR_SHARE:g} %) at >= "
+                   f"{100 * share:g}% of the sizes; no verdict while the sizes within the "
+                   f"floor could tip it")
 
 
 def time_trend(table, *, x, method_prefix, direction, min_levels=4):
@@ -323,7 +430,9 @@ def time_trend(table, *, x, method_prefix, direction, min_levels=4):
         return Outcome(Verdict.NOT_RUN, "methods missing")
     lo, hi = t.index.min(), t.index.max()
     sign = 1 if direction == "up" else -1
-    ok = all(sign * (t.loc[hi, m] - t.loc[lo, m]) > 0 for m in methods)
+    # "up": the time at lo is below the time at hi; "down": the time at hi is below lo's.
+    first, second = (lo, hi) if sign > 0 else (hi, lo)
+    verdicts = [_time_verdict(t.loc[first, m], t.loc[second, m]) for m in methods]
     observed = ", ".join(f"{label(m)} {t.loc[lo, m]:.3f} -> {t.loc[hi, m]:.3f} s"
                          for m in methods)
     rule = (f"time at {x} = {hi} {'>' if sign > 0 else '<'} at {x} = {lo}, "
@@ -332,7 +441,7 @@ def time_trend(table, *, x, method_prefix, direction, min_levels=4):
         return Outcome(Verdict.INCONCLUSIVE,
                        f"{observed}; only {len(t.index)} values of {x} on this machine "
                        f"({', '.join(str(v) for v in t.index)}): a trend cannot be tested", rule)
-    return Outcome(Verdict.of(ok), observed, rule)
+    return Outcome(combine(verdicts), observed, rule + " (beyond the timing floor)")
 
 
 def loglog_slope(table, *, x, y):
@@ -370,16 +479,15 @@ def subspace_dim_near(table, *, subspace_dim, tolerance, energy=0.95):
     if len(dims) == 0:
         return Outcome(Verdict.NOT_RUN, "no singular values in the results")
     result = bootstrap_mean(dims)
-    verdict = decide_within(result["low"], result["high"],
-                            (subspace_dim - tolerance, subspace_dim + tolerance))
+    band = (subspace_dim - tolerance, subspace_dim + tolerance)
     also = _dims(table, 0.99)
-    return Outcome(verdict,
-                   f"smallest d holding {100 * energy:g} % of the energy: mean "
-                   f"{result['mean']:.1f} (95 % interval "
+    return Outcome(decide_units(result, None, band=band),
+                   f"d = 1 + the directions holding {100 * energy:g} % of the energy beyond "
+                   f"the first singular value: mean {result['mean']:.1f} (95 % interval "
                    f"{interval(None, result['low'], result['high'], '{:.1f}')} over "
-                   f"{len(dims)} groups), median "
-                   f"{np.median(dims):g}; 99 %: median {np.median(also):g}; "
-                   f"the paper reads d = {subspace_dim}",
+                   f"{len(dims)} groups), median {np.median(dims):g}; 99 %: median "
+                   f"{np.median(also):g}; the paper reads d = {subspace_dim}"
+                   + _few(result, "groups"),
                    f"the estimated d (bootstrap over groups) within {subspace_dim} +- {tolerance}")
 
 
@@ -392,38 +500,46 @@ def _first_sufficient(frame, dim, aggregate):
     return int(reached.index.min()) if len(reached) else None
 
 
-def sufficient_neighbours_beyond_dim(table, *, subspace_dim, aggregate, energy=0.95,
-                                     trials=None):
+def sufficient_neighbours_beyond_dim(table, *, subspace_dim, aggregate, min_fp_pct,
+                                     energy=0.95, trials=None):
+    """The paper: the k needed for sufficient true positives exceeds d, so set k well above d.
+    Any false neighbour at all makes that first k exceed d, so the rule asks for a margin:
+    kNN at k = d leaves >= `min_fp_pct` % false neighbours (`aggregate` over groups), for every
+    integer d in the estimated d's interval."""
     if trials is None:
         return Outcome(Verdict.NOT_RUN, "no neighbour rows in the results")
     nb = trials[trials["panel"] == "neighbours"]
-    k_max = int(nb["n_neighbors"].max())
     dims = _dims(table, energy)
     if len(dims) == 0 or nb.empty:
         return Outcome(Verdict.NOT_RUN, "no singular values or neighbour rows in the results")
+    k_max = int(nb["n_neighbors"].max())
     result = bootstrap_mean(dims)
     low, high = ((result["low"], result["high"]) if not math.isnan(result["low"])
                  else (result["mean"], result["mean"]))
     candidates = sorted({*range(math.ceil(low), math.floor(high) + 1), round(result["mean"])})
-    firsts = {d: _first_sufficient(trials, d, aggregate) for d in candidates}
-    verdicts = [Verdict.of((k if k is not None else k_max + 1) > d) for d, k in firsts.items()]
-    verdict = (verdicts[0] if len(set(verdicts)) == 1 else Verdict.INCONCLUSIVE)
-    paper_first = _first_sufficient(trials, subspace_dim, aggregate)
-    tp1 = nb[nb["n_neighbors"] == 1]["tp_pct"].mean()
+    fp = nb.groupby("n_neighbors")["fp_pct"].agg(aggregate)
+    verdicts = [Verdict.of(fp[d] >= min_fp_pct) if d in fp.index else Verdict.INCONCLUSIVE
+                for d in candidates]
+    verdict = verdicts[0] if len(set(verdicts)) == 1 else Verdict.INCONCLUSIVE
+    if result["n"] < MIN_UNITS:
+        verdict = Verdict.INCONCLUSIVE
 
-    def shown(k):
-        return f"k = {k}" if k is not None else f"not within k <= {k_max}"
+    def shown(d):
+        k = _first_sufficient(trials, d, aggregate)
+        first = f"k = {k}" if k is not None else f"not within k <= {k_max}"
+        at_d = f"FP {fp[d]:.1f} % at k = d" if d in fp.index else f"d > k_max = {k_max}"
+        return f"for d = {d}: {at_d}, first sufficient {first}"
 
     return Outcome(verdict,
-                   "; ".join(f"for d = {d}: first sufficient {shown(k)}"
-                             for d, k in firsts.items())
+                   "; ".join(shown(d) for d in candidates)
                    + f" (estimated d: {result['mean']:.1f}, interval "
-                   f"{interval(None, low, high, '{:.1f}')}); "
-                   f"for the paper's d = {subspace_dim}: {shown(paper_first)}; "
-                   f"TP% at k = 1: {tp1:.1f} (exact kNN)",
-                   f"the first k with 'sufficient true positives' (mean true neighbours per "
-                   f"point >= d; {aggregate} over groups >= 50 %) > d, for every integer d in "
-                   f"the interval of the estimated d ({100 * energy:g} % of the energy)")
+                   f"{interval(None, low, high, '{:.1f}')}); the paper's "
+                   + shown(subspace_dim).removeprefix("for ") + " (exact kNN)"
+                   + _few(result, "groups"),
+                   f"kNN at k = d leaves >= {min_fp_pct:g} % false neighbours ({aggregate} over "
+                   f"groups), so k must exceed d by a margin, for every integer d in the "
+                   f"interval of the estimated d ({100 * energy:g} % of the energy beyond the "
+                   f"first direction)")
 
 
 RULES = {rule.__name__: rule for rule in (

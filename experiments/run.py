@@ -1,4 +1,4 @@
-"""Run one experiment: `python experiments/run.py experiment=NAME [profile=smoke|default|paper]`.
+"""Run one experiment: `python -m experiments.run experiment=NAME [profile=smoke|default|paper]`.
 
 Thin Hydra entry point: composes `conf/`, then runs the experiment (`_runner.run`), which
 writes `<NAME>.csv`, its summary `<NAME>_table.csv` and its sidecar `<NAME>.meta.json` into
@@ -9,15 +9,21 @@ than where and how fast to run) becomes a column of the CSV, so the jobs of a sw
 (`-m methods.kssc.lam=0.05,0.1`) can be concatenated and told apart.
 """
 
+import os
 import sys
 from pathlib import Path
+
+if __package__ in (None, ""):
+    # `python experiments/run.py ...` (the older spelling): run as the module instead, from the
+    # same folder (Hydra's run folder is relative to it), with the checkout importable.
+    root = str(Path(__file__).resolve().parent.parent)
+    path = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
+    os.execve(sys.executable, [sys.executable, "-m", "experiments.run", *sys.argv[1:]],
+              {**os.environ, "PYTHONPATH": path})
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import OmegaConf, open_dict
-
-if __package__ in (None, ""):  # run as a script: make the repository root importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from experiments import _runner
 

@@ -19,9 +19,9 @@ From `memmap_from` points on (the paper profile's N = 10^7 cell), the data is wr
 chunk at a time to a float32 .npy in data/temp (`write_union_npy`, the same distribution)
 and fitted memory-mapped (``np.load(..., mmap_mode="r")``); the file is removed afterwards.
 
-    python experiments/run.py experiment=scale                  # into Hydra's run folder
-    python experiments/run.py experiment=scale profile=smoke    # N = 2,000 and 5,000
-    python experiments/run.py experiment=scale experiment.n_samples=[10000000]   # slow
+    python -m experiments.run experiment=scale                  # into Hydra's run folder
+    python -m experiments.run experiment=scale profile=smoke    # N = 2,000 and 5,000
+    python -m experiments.run experiment=scale experiment.n_samples=[10000000]   # slow
 """
 
 import argparse
