@@ -189,9 +189,11 @@ def _with_intervals(table, shown, columns, fmt):
         after = out.columns.get_loc(f"{column} (paper)" if f"{column} (paper)" in out
                                     else column) + 1
         ends = [table[f"{base}_{end}"] for end in ("ci_low", "ci_high")]
-        vs = [table[f"{base}_vs_ssc_{end}"] for end in ("mean", "low", "high")]
         out.insert(after, f"{column} 95 % interval",
                    [interval(None, lo, hi, fmt) for lo, hi in zip(*ends, strict=True)])
+        if f"{base}_vs_ssc_mean" not in table:  # no SSC beside it (the panel, predict)
+            continue
+        vs = [table[f"{base}_vs_ssc_{end}"] for end in ("mean", "low", "high")]
         out.insert(after + 1, f"{base} minus SSC",
                    [interval(m, math.nan, math.nan, fmt, sign=True) for m in vs[0]])
         out.insert(after + 2, f"{base} minus SSC 95 % interval",
