@@ -10,11 +10,11 @@ from ._base import SelfExpressiveClustering, lam_max_reason, unit_rows
 from ._validation import normalize_rows
 from ._warnings import warn_not_converged
 from .admm import ADMM
+from .affinity import AFFINITIES, coefficients_to_sparse, max_normalize_rows, threshold_rows
 from .candidates import candidate_sets
 from .neighbours import METRICS
 from .presets import PAPER_SETTING  # noqa: F401 (kssc.estimator.PAPER_SETTING, as before)
-from .representation import LAM_MODES, SOLVERS, coefficients_to_sparse, kssc_coefficients
-from .sparsify import AFFINITIES, max_normalize_rows, threshold_rows
+from .representation import LAM_MODES, SOLVERS, kssc_coefficients
 
 # Above this many points `neighbor_algorithm="auto"` switches to the approximate index.
 APPROXIMATE_FROM = 50_000

@@ -1,7 +1,6 @@
 """The k-SSC coefficient step: every point coded over its k neighbours, in memory-bounded chunks."""
 
 import numpy as np
-import scipy.sparse as sp
 from joblib import Parallel, delayed
 from threadpoolctl import threadpool_limits
 
@@ -235,12 +234,3 @@ def kssc_coefficients(X, indices, lam, *, solver="relaxed", positive=True, lam_m
     converged = np.concatenate([p[2] for p in parts])
     return coef, n_iter, converged
 
-
-def coefficients_to_sparse(indices, coef, n_samples):
-    """Z (n_samples x n_samples, CSR) with Z[i, indices[i, m]] = coef[i, m]; zeros dropped."""
-    n, k = indices.shape
-    Z = sp.csr_matrix((coef.ravel(), indices.ravel(), np.arange(0, n * k + 1, k)),
-                      shape=(n_samples, n_samples))
-    Z.sum_duplicates()
-    Z.eliminate_zeros()
-    return Z

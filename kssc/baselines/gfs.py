@@ -28,8 +28,8 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._base import SelfExpressiveClustering, unit_rows
+from ..affinity import coefficients_to_sparse
 from ._omp import omp_all_points
-from ._sparse import rows_to_csr
 
 
 class GFS(SelfExpressiveClustering):
@@ -118,8 +118,8 @@ class GFS(SelfExpressiveClustering):
         picked, support, coef, _ = omp_all_points(X_unit, self.k_max, self.tol, signed=True)
         self.selected_ = picked
         if self.affinity == "binary":
-            Z = rows_to_csr(picked, 1.0, n)
+            Z = coefficients_to_sparse(picked, 1.0, n)
             Z.data[:] = 1.0
         else:
-            Z = rows_to_csr(support, np.abs(coef), n)
+            Z = coefficients_to_sparse(support, np.abs(coef), n)
         return Z, {"timings": {"selection": perf_counter() - start}}

@@ -24,7 +24,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._base import SelfExpressiveClustering, unit_rows
 from .._validation import check_n_neighbors
-from ._sparse import rows_to_csr
+from ..affinity import coefficients_to_sparse
 
 _BLOCK_BYTES = 64 * 2**20
 
@@ -160,5 +160,5 @@ class GSC(SelfExpressiveClustering):
                                                  variant=self.variant)
         self.neighbors_ = neighbours
         columns = np.concatenate([np.arange(n)[:, None], neighbours], axis=1)
-        Z = rows_to_csr(columns, 1.0, n)
+        Z = coefficients_to_sparse(columns, 1.0, n)
         return Z, {"timings": {"neighbours": perf_counter() - start}}

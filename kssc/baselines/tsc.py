@@ -24,8 +24,8 @@ from sklearn.utils._param_validation import Interval
 
 from .._base import SelfExpressiveClustering, unit_rows
 from .._validation import check_n_neighbors
+from ..affinity import coefficients_to_sparse
 from ..neighbours import nearest_neighbours
-from ..representation import coefficients_to_sparse
 
 
 def tsc_weights(similarities):
