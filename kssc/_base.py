@@ -12,7 +12,7 @@ from sklearn.utils.validation import validate_data
 from ._progress import ProgressMixin
 from ._validation import check_n_clusters, normalize_rows, warn_degenerate
 from ._warnings import warn_caller
-from .affinity import isolated_points, symmetric_affinity
+from .affinity import ISOLATION_THRESHOLD, isolated_points, symmetric_affinity
 from .neighbours import rescore
 from .spectral import ASSIGN_LABELS, spectral_clustering
 
@@ -99,7 +99,7 @@ class SelfExpressiveClustering(ProgressMixin, ClusterMixin, BaseEstimator):
 
 
 def warn_isolated(W, reason=lambda isolated: ""):
-    """DegenerateFitWarning when some points have no affinity to any other point.
+    """DegenerateFitWarning when some points are isolated (`kssc.affinity.isolated_points`).
 
     `reason(isolated)` may explain it (e.g. lam >= lambda_max); it is called only then.
     """
@@ -108,12 +108,12 @@ def warn_isolated(W, reason=lambda isolated: ""):
         return
     n = W.shape[0]
     if isolated.size == n:
-        message = ("the representation has no non-zero coefficient between points: every "
-                   "point is isolated and the labels are arbitrary.")
+        message = (f"the affinity has no entry above {ISOLATION_THRESHOLD:g} between points: "
+                   "every point is isolated and the labels are arbitrary.")
     else:
-        message = (f"{isolated.size} of {n} point(s) are isolated (no non-zero coefficient to "
-                   f"or from another point; rows {isolated[:5].tolist()}): their labels are "
-                   "arbitrary.")
+        message = (f"{isolated.size} of {n} point(s) are isolated (no affinity above "
+                   f"{ISOLATION_THRESHOLD:g} to another point; rows {isolated[:5].tolist()}): "
+                   "their labels are arbitrary.")
     explanation = reason(isolated)
     warn_degenerate(f"{message} {explanation}" if explanation else message)
 

@@ -23,6 +23,7 @@ from threadpoolctl import threadpool_limits
 
 from ._validation import warn_degenerate
 from ._warnings import warn_caller
+from .affinity import ISOLATION_THRESHOLD, isolated_points
 
 ASSIGN_LABELS = ("discretize", "kmeans", "njw")
 _DENSE_LIMIT = 1000
@@ -220,13 +221,6 @@ def estimate_n_clusters(W, max_clusters=20, random_state=None):
     return int(np.argmax(gaps[:max_clusters]) + 1)
 
 
-def _linked(W, threshold=1e-6):
-    """Points with at least one affinity above `threshold` to another point."""
-    W = sp.csr_matrix(W)
-    strong = np.asarray((abs(W) > threshold).sum(axis=1)).ravel()
-    return strong - (np.abs(W.diagonal()) > threshold) > 0
-
-
 def _check_graph(W, n_clusters):
     """Warn when W has more connected components than clusters (as spectral_embedding does)."""
     n_components, component = connected_components(W, directed=False)
@@ -298,7 +292,8 @@ def spectral_clustering(W, n_clusters=None, *, assign_labels="discretize", rando
     if n_clusters == 1:
         return np.zeros(n, dtype=np.int64)
     _check_graph(W, n_clusters)
-    linked = _linked(W)
+    linked = np.ones(n, dtype=bool)
+    linked[isolated_points(W)] = False
     if linked.all() or linked.sum() <= n_clusters:
         labels = _assign(W, n_clusters, assign_labels, rng)
     else:
@@ -306,7 +301,8 @@ def spectral_clustering(W, n_clusters=None, *, assign_labels="discretize", rando
         # eigenvalue, whose eigenvector (its indicator) can displace a cluster's. Cluster the
         # linked points alone; an isolated point carries no affinity to go by.
         warn_degenerate(
-            f"{n - linked.sum()} isolated point(s) (no affinity above 1e-6 to another point, "
+            f"{n - linked.sum()} isolated point(s) (no affinity above {ISOLATION_THRESHOLD:g} "
+            "to another point, "
             f"first at row(s) {np.flatnonzero(~linked)[:5].tolist()}): they are left "
             "out of the spectral step and given the largest cluster's label.")
         labels = np.empty(n, dtype=np.int64)
