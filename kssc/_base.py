@@ -1,5 +1,6 @@
 """The fit shared by every self-expressive clustering estimator (k-SSC and the baselines)."""
 
+from contextlib import contextmanager
 from numbers import Integral
 from time import perf_counter
 
@@ -25,7 +26,7 @@ class SelfExpressiveClustering(ProgressMixin, ClusterMixin, BaseEstimator):
 
     Subclasses implement `_representation(X, random_state) -> (Z, info)` where Z is a
     sparse (n, n) matrix whose row i rebuilds point i, and `info` a dict that may hold
-    `n_iter` and extra `timings`.
+    `n_iter`. A stage inside it that `timings_` reports runs in `with self._timed(name):`.
     """
 
     _parameter_constraints = {
@@ -38,6 +39,13 @@ class SelfExpressiveClustering(ProgressMixin, ClusterMixin, BaseEstimator):
 
     def _representation(self, X, random_state):
         raise NotImplementedError
+
+    @contextmanager
+    def _timed(self, name):
+        """A stage of the fit (`_stage`, reported when verbose) whose seconds become
+        ``timings_[name]``; yields the stage's progress callback."""
+        with self._stage(name) as progress, timed(self._timings, name):
+            yield progress
 
     def _isolation_reason(self, X, isolated):
         """Why the points `isolated` got no coefficient, for the warning ("" if unknown)."""
@@ -62,22 +70,22 @@ class SelfExpressiveClustering(ProgressMixin, ClusterMixin, BaseEstimator):
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         n_clusters = check_n_clusters(self.n_clusters, X.shape[0])
         rng = check_random_state(self.random_state)
-        start = perf_counter()
-        with self._stage("representation"):
-            Z, info = self._representation(X, rng)
-        built = perf_counter()
-        W = symmetric_affinity(Z)
-        warn_isolated(W, lambda isolated: self._isolation_reason(X, isolated))
-        with self._stage("spectral"):
-            self.labels_ = spectral_clustering(W, n_clusters, assign_labels=self.assign_labels,
-                                               random_state=rng, max_clusters=self.max_clusters)
-        done = perf_counter()
+        self._timings = {}
+        with timed(self._timings, "total"):
+            with self._timed("representation"):
+                Z, info = self._representation(X, rng)
+            # "spectral" covers building W from Z too.
+            with self._timed("spectral"):
+                W = symmetric_affinity(Z)
+                warn_isolated(W, lambda isolated: self._isolation_reason(X, isolated))
+                self.labels_ = spectral_clustering(
+                    W, n_clusters, assign_labels=self.assign_labels, random_state=rng,
+                    max_clusters=self.max_clusters)
         self.representation_matrix_ = Z
         self.affinity_matrix_ = W
         self.n_clusters_ = int(np.unique(self.labels_).size)
         self.n_iter_ = info.get("n_iter")
-        self.timings_ = {**info.get("timings", {}), "representation": built - start,
-                         "spectral": done - built, "total": done - start}
+        self.timings_ = self.__dict__.pop("_timings")
         return self
 
     def fit_predict(self, X, y=None):
@@ -96,6 +104,16 @@ class SelfExpressiveClustering(ProgressMixin, ClusterMixin, BaseEstimator):
             Cluster of every point (``labels_``).
         """
         return self.fit(X).labels_
+
+
+@contextmanager
+def timed(timings, name):
+    """Record the seconds the block takes in ``timings[name]``."""
+    start = perf_counter()
+    try:
+        yield
+    finally:
+        timings[name] = perf_counter() - start
 
 
 def warn_isolated(W, reason=lambda isolated: ""):
