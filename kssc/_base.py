@@ -27,6 +27,7 @@ class SelfExpressiveClustering(ProgressMixin, ClusterMixin, BaseEstimator):
     Subclasses implement `_representation(X, random_state) -> (Z, info)` where Z is a
     sparse (n, n) matrix whose row i rebuilds point i, and `info` a dict that may hold
     `n_iter`. A stage inside it that `timings_` reports runs in `with self._timed(name):`.
+    A method whose pipeline is not Z -> W -> spectral step overrides `_cluster` (SSSC).
     """
 
     _parameter_constraints = {
@@ -72,21 +73,29 @@ class SelfExpressiveClustering(ProgressMixin, ClusterMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         self._timings = {}
         with timed(self._timings, "total"):
-            with self._timed("representation"):
-                Z, info = self._representation(X, rng)
-            # "spectral" covers building W from Z too.
-            with self._timed("spectral"):
-                W = symmetric_affinity(Z)
-                warn_isolated(W, lambda isolated: self._isolation_reason(X, isolated))
-                self.labels_ = spectral_clustering(
-                    W, n_clusters, assign_labels=self.assign_labels, random_state=rng,
-                    max_clusters=self.max_clusters)
-        self.representation_matrix_ = Z
-        self.affinity_matrix_ = W
+            self.labels_ = self._cluster(X, n_clusters, rng)
         self.n_clusters_ = int(np.unique(self.labels_).size)
-        self.n_iter_ = info.get("n_iter")
         self.timings_ = self.__dict__.pop("_timings")
         return self
+
+    def _cluster(self, X, n_clusters, rng):
+        """Labels of the rows of X: Z, then W = |Z| + |Z|^T, then the spectral step.
+
+        Sets ``representation_matrix_``, ``affinity_matrix_`` and ``n_iter_``. A method whose
+        pipeline differs (SSSC) overrides this stage only.
+        """
+        with self._timed("representation"):
+            Z, info = self._representation(X, rng)
+        # "spectral" covers building W from Z too.
+        with self._timed("spectral"):
+            W = symmetric_affinity(Z)
+            warn_isolated(W, lambda isolated: self._isolation_reason(X, isolated))
+            labels = spectral_clustering(W, n_clusters, assign_labels=self.assign_labels,
+                                         random_state=rng, max_clusters=self.max_clusters)
+        self.representation_matrix_ = Z
+        self.affinity_matrix_ = W
+        self.n_iter_ = info.get("n_iter")
+        return labels
 
     def fit_predict(self, X, y=None):
         """Fit and return the cluster label of every row of X.
