@@ -28,12 +28,12 @@ from experiments._runner import data_seed, method_seed
 from experiments.synthetic_dvsn import neighbours_for
 from kssc import KSSC
 from kssc._validation import normalize_rows
-from kssc.affinity import symmetric_affinity
+from kssc.affinity import coefficients_to_sparse, symmetric_affinity
 from kssc.datasets import make_dvsn_data
 from kssc.estimator import PAPER_SETTING
 from kssc.metrics import clustering_error
 from kssc.neighbours import nearest_neighbours
-from kssc.representation import coefficients_to_sparse, kssc_coefficients
+from kssc.representation import kssc_coefficients
 from kssc.spectral import ncut
 
 from .environment import REPO_ROOT, build_mex, find_octave, find_reference

@@ -2,13 +2,15 @@
 
 The resampling unit is whatever one value stands for (a trial, a draw, a grid cell, a
 sequence): the caller passes one value per unit, already averaged within the unit. The
-generator is seeded (`SEED`), so the same values give the same interval on every run and
-machine. NaN values (failed runs) are left out; a pair is left out when either side is NaN.
-Fewer than two values give no interval (NaN bounds): one value says nothing about its spread.
+intervals are `scipy.stats.bootstrap`'s percentile intervals from a generator seeded with
+`SEED`, so the same values give the same interval on every run and machine. NaN values
+(failed runs) are left out; a pair is left out when either side is NaN. Fewer than two
+values give no interval (NaN bounds): one value says nothing about its spread.
 """
 
 import numpy as np
 import pandas as pd
+from scipy.stats import bootstrap
 
 SEED = 20260101
 N_RESAMPLES = 4000
@@ -16,10 +18,16 @@ CONFIDENCE = 0.95
 _INTERVAL = {"low": np.nan, "high": np.nan}
 
 
-def _resampled_means(values, n_resamples, seed):
-    rng = np.random.default_rng(seed)
-    picks = rng.integers(0, len(values), size=(n_resamples, len(values)))
-    return values[picks].mean(axis=1)
+def _mean_difference(a, b, axis=-1):
+    return a.mean(axis=axis) - b.mean(axis=axis)
+
+
+def _percentile_interval(samples, statistic, n_resamples, confidence, seed):
+    """(low, high): scipy's percentile bootstrap of `statistic` over `samples`, each resampled
+    on its own."""
+    result = bootstrap(samples, statistic, n_resamples=n_resamples, confidence_level=confidence,
+                       method="percentile", vectorized=True, rng=np.random.default_rng(seed))
+    return float(result.confidence_interval.low), float(result.confidence_interval.high)
 
 
 def bootstrap_mean(values, *, n_resamples=N_RESAMPLES, confidence=CONFIDENCE, seed=SEED):
@@ -48,16 +56,15 @@ def bootstrap_mean(values, *, n_resamples=N_RESAMPLES, confidence=CONFIDENCE, se
         return {"mean": np.nan, **_INTERVAL, "n": 0}
     out = {"mean": float(values.mean()), **_INTERVAL, "n": len(values)}
     if len(values) > 1:
-        means = _resampled_means(values, n_resamples, seed)
-        tail = 100 * (1 - confidence) / 2
-        low, high = np.percentile(means, [tail, 100 - tail])
+        low, high = _percentile_interval((values,), np.mean, n_resamples, confidence, seed)
         # Clipped to the sample's range: a constant sample gives exactly zero width.
         out.update(low=float(max(low, values.min())), high=float(min(high, values.max())))
     return out
 
 
 def bootstrap_paired_difference(a, b, **kwargs):
-    """Mean of a - b over paired units, with its bootstrap interval (units resampled together).
+    """Mean of a - b over paired units, with its bootstrap interval (units resampled together:
+    the interval of the mean of the paired differences).
 
     Parameters
     ----------
@@ -100,10 +107,8 @@ def bootstrap_difference(a, b, *, n_resamples=N_RESAMPLES, confidence=CONFIDENCE
         return {"mean": np.nan, **_INTERVAL, "n": 0}
     out = {"mean": float(a.mean() - b.mean()), **_INTERVAL, "n": n}
     if n > 1:
-        diffs = _resampled_means(a, n_resamples, seed) - _resampled_means(b, n_resamples, seed + 1)
-        tail = 100 * (1 - confidence) / 2
-        low, high = np.percentile(diffs, [tail, 100 - tail])
-        out.update(low=float(low), high=float(high))
+        low, high = _percentile_interval((a, b), _mean_difference, n_resamples, confidence, seed)
+        out.update(low=low, high=high)
     return out
 
 

@@ -1,5 +1,6 @@
 """The fit shared by every self-expressive clustering estimator (k-SSC and the baselines)."""
 
+from contextlib import contextmanager
 from numbers import Integral
 from time import perf_counter
 
@@ -33,7 +34,8 @@ class SelfExpressiveClustering(ProgressMixin, ClusterMixin, BaseEstimator):
 
     Subclasses implement `_representation(X, random_state) -> (Z, info)` where Z is a
     sparse (n, n) matrix whose row i rebuilds point i, and `info` a dict that may hold
-    `n_iter` and extra `timings`.
+    `n_iter`. A stage inside it that `timings_` reports runs in `with self._timed(name):`.
+    A method whose pipeline is not Z -> W -> spectral step overrides `_cluster` (SSSC).
     """
 
     _parameter_constraints = {
@@ -46,6 +48,13 @@ class SelfExpressiveClustering(ProgressMixin, ClusterMixin, BaseEstimator):
 
     def _representation(self, X, random_state):
         raise NotImplementedError
+
+    @contextmanager
+    def _timed(self, name):
+        """A stage of the fit (`_stage`, reported when verbose) whose seconds become
+        ``timings_[name]``; yields the stage's progress callback."""
+        with self._stage(name) as progress, timed(self._timings, name):
+            yield progress
 
     def _isolation_reason(self, X, isolated):
         """Why the points `isolated` got no coefficient, for the warning ("" if unknown)."""
@@ -71,31 +80,38 @@ class SelfExpressiveClustering(ProgressMixin, ClusterMixin, BaseEstimator):
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         n_clusters = check_n_clusters(self.n_clusters, X.shape[0])
         rng = check_random_state(self.random_state)
-        start = perf_counter()
-        with self._stage("representation"):
+        self._timings = {}
+        with timed(self._timings, "total"):
+            self.labels_ = self._cluster(X, n_clusters, rng)
+        self.n_clusters_ = int(np.unique(self.labels_).size)
+        self.timings_ = self.__dict__.pop("_timings")
+        return self
+
+    def _cluster(self, X, n_clusters, rng):
+        """Labels of the rows of X: Z, then W = |Z| + |Z|^T, then the spectral step.
+
+        Sets ``representation_matrix_``, ``affinity_matrix_`` and ``n_iter_``. A method whose
+        pipeline differs (SSSC) overrides this stage only.
+        """
+        with self._timed("representation"):
             Z, info = self._representation(X, rng)
-        built = perf_counter()
-        W = symmetric_affinity(Z)
-        with self._stage("spectral"):
-            # The steps of spectral_clustering, with the eigen-gap's eigenvalues kept and the
-            # isolated points reported here, where their cause is known (same generator, so
-            # the same labels).
+        # "spectral" covers building W from Z too. The steps of spectral_clustering, with the
+        # eigen-gap's eigenvalues kept and the isolated points reported here, where their
+        # cause is known (same generator, so the same labels).
+        with self._timed("spectral"):
+            W = symmetric_affinity(Z)
             self.laplacian_eigenvalues_ = None
             if n_clusters is None:
                 n_clusters, self.laplacian_eigenvalues_ = choose_n_clusters(
                     W, self.max_clusters, rng)
             warn_isolated(W, lambda isolated: self._isolation_reason(X, isolated), points=X,
                           n_clusters=n_clusters)
-            self.labels_ = spectral_labels(W, n_clusters, self.assign_labels, rng,
-                                           report_isolated=False)
-        done = perf_counter()
+            labels = spectral_labels(W, n_clusters, self.assign_labels, rng,
+                                     report_isolated=False)
         self.representation_matrix_ = Z
         self.affinity_matrix_ = W
-        self.n_clusters_ = int(np.unique(self.labels_).size)
         self.n_iter_ = info.get("n_iter")
-        self.timings_ = {**info.get("timings", {}), "representation": built - start,
-                         "spectral": done - built, "total": done - start}
-        return self
+        return labels
 
     def fit_predict(self, X, y=None):
         """Fit and return the cluster label of every row of X.
@@ -113,6 +129,16 @@ class SelfExpressiveClustering(ProgressMixin, ClusterMixin, BaseEstimator):
             Cluster of every point (``labels_``).
         """
         return self.fit(X).labels_
+
+
+@contextmanager
+def timed(timings, name):
+    """Record the seconds the block takes in ``timings[name]``."""
+    start = perf_counter()
+    try:
+        yield
+    finally:
+        timings[name] = perf_counter() - start
 
 
 def zero_rows(X):

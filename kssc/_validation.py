@@ -1,9 +1,10 @@
 """Input checks shared by the kernels and the estimators."""
 
-import numbers
+from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils import check_scalar
 
 from ._warnings import warn_caller
 
@@ -90,10 +91,12 @@ def normalize_rows(X):
 
 
 def check_n_neighbors(n_neighbors, n_samples):
-    """Check that every point can have `n_neighbors` other points."""
-    if (not isinstance(n_neighbors, numbers.Integral) or isinstance(n_neighbors, bool)
-            or n_neighbors < 1):
-        raise ValueError(f"n_neighbors must be a positive integer; got {n_neighbors!r}.")
+    """`n_neighbors` as an int, checked against `n_samples`: each point needs that many others.
+
+    The type and range are scikit-learn's `check_scalar` (an estimator has checked them
+    already through its `_parameter_constraints`; public functions rely on this).
+    """
+    check_scalar(n_neighbors, "n_neighbors", Integral, min_val=1)
     if n_neighbors >= n_samples:
         raise ValueError(
             f"n_neighbors={n_neighbors} must be < n_samples={n_samples}: "
@@ -103,12 +106,11 @@ def check_n_neighbors(n_neighbors, n_samples):
 
 
 def check_n_clusters(n_clusters, n_samples):
-    """Check a given number of clusters against the number of samples (None passes)."""
+    """`n_clusters` as an int (None passes), checked against `n_samples`; type and range as
+    in `check_n_neighbors`."""
     if n_clusters is None:
         return None
-    if (not isinstance(n_clusters, numbers.Integral) or isinstance(n_clusters, bool)
-            or n_clusters < 1):
-        raise ValueError(f"n_clusters must be a positive integer or None; got {n_clusters!r}.")
+    check_scalar(n_clusters, "n_clusters", Integral, min_val=1)
     if n_clusters > n_samples:
         raise ValueError(f"n_clusters={n_clusters} must be <= n_samples={n_samples}.")
     return int(n_clusters)

@@ -1,7 +1,6 @@
 """The k-SSC estimator."""
 
 from numbers import Integral, Real
-from time import perf_counter
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -14,17 +13,11 @@ from ._suitability import warn_unsuitable
 from ._validation import normalize_rows, refuse_sparse
 from ._warnings import warn_admm_not_converged, warn_not_converged
 from .admm import ADMM
+from .affinity import AFFINITIES, coefficients_to_sparse, max_normalize_rows, threshold_rows
 from .candidates import candidate_sets
 from .neighbours import METRICS
 from .presets import PAPER_SETTING  # noqa: F401 (kssc.estimator.PAPER_SETTING, as before)
-from .representation import (
-    LAM_MODES,
-    SOLVERS,
-    code_residuals,
-    coefficients_to_sparse,
-    kssc_coefficients,
-)
-from .sparsify import AFFINITIES, max_normalize_rows, threshold_rows
+from .representation import LAM_MODES, SOLVERS, code_residuals, kssc_coefficients
 
 # Above this many points `neighbor_algorithm="auto"` switches to the approximate index.
 APPROXIMATE_FROM = 50_000
@@ -243,22 +236,19 @@ class KSSC(SelfExpressiveClustering):
         if self.metric == "l2" and algorithm != "exact" and self.neighbor_algorithm != "auto":
             raise ValueError(f"metric='l2' has an exact search only; got neighbor_algorithm="
                              f"{self.neighbor_algorithm!r}: use 'exact' or 'auto'.")
-        start = perf_counter()
-        with self._stage("neighbours"):
+        with self._timed("neighbours"):
             indices, search = candidate_sets(P, self.n_neighbors, neighbor_pcs=self.neighbor_pcs,
                                              n_random=self.n_random, metric=self.metric,
                                              algorithm=algorithm, unit_rows=self.normalize,
                                              random_state=random_state)
         self.neighbor_search_ = search
         self.neighbor_recall_ = search["recall"]
-        found = perf_counter()
-        with self._stage("coefficients") as progress:
+        with self._timed("coefficients") as progress:
             coef, n_iter, converged = kssc_coefficients(
                 P, indices, self.lam, solver=solver, positive=self.positive,
                 lam_mode=self.lam_mode, l1_ratio=self.l1_ratio, tol=self.tol,
                 max_iter=self.max_iter, chunk_size=self.chunk_size, n_jobs=self.n_jobs,
                 progress=progress)
-        solved = perf_counter()
         if admm:
             warn_admm_not_converged(converged, solver)
         else:
@@ -272,8 +262,7 @@ class KSSC(SelfExpressiveClustering):
         Z = coefficients_to_sparse(indices, coef, n)
         if self.affinity == "max_normalized":
             Z = max_normalize_rows(Z)
-        return Z, {"n_iter": n_iter,
-                   "timings": {"neighbours": found - start, "coefficients": solved - found}}
+        return Z, {"n_iter": n_iter}
 
     def predict(self, X):
         """Cluster of every row of X, from the fitted clusters (an extension of k-SSC).

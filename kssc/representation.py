@@ -1,7 +1,6 @@
 """The k-SSC coefficient step: every point coded over its k neighbours, in memory-bounded chunks."""
 
 import numpy as np
-import scipy.sparse as sp
 from joblib import Parallel, delayed
 from threadpoolctl import threadpool_limits
 
@@ -258,13 +257,3 @@ def code_residuals(points, X, indices, coef):
         rebuilt = np.einsum("bk,bkd->bd", coef[part], np.asarray(X[indices[part]], dtype=float))
         out[part] = np.linalg.norm(np.asarray(points[part], dtype=float) - rebuilt, axis=1)
     return out
-
-
-def coefficients_to_sparse(indices, coef, n_samples):
-    """Z (n_samples x n_samples, CSR) with Z[i, indices[i, m]] = coef[i, m]; zeros dropped."""
-    n, k = indices.shape
-    Z = sp.csr_matrix((coef.ravel(), indices.ravel(), np.arange(0, n * k + 1, k)),
-                      shape=(n_samples, n_samples))
-    Z.sum_duplicates()
-    Z.eliminate_zeros()
-    return Z

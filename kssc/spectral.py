@@ -23,6 +23,7 @@ from threadpoolctl import threadpool_limits
 
 from ._validation import warn_degenerate
 from ._warnings import warn_caller
+from .affinity import ISOLATION_THRESHOLD, isolated_points
 
 ASSIGN_LABELS = ("discretize", "kmeans", "njw")
 _DENSE_LIMIT = 1000
@@ -245,12 +246,12 @@ def choose_n_clusters(W, max_clusters=20, random_state=None, *, warn=True):
     return n_clusters, 1.0 - top
 
 
-def linked_points(W, threshold=1e-6):
-    """Points with at least one affinity above `threshold` to another point; the others are
-    the isolated points, which the spectral step leaves out (`spectral_clustering`)."""
-    W = sp.csr_matrix(W)
-    strong = np.asarray((abs(W) > threshold).sum(axis=1)).ravel()
-    return strong - (np.abs(W.diagonal()) > threshold) > 0
+def linked_points(W):
+    """Mask of the points that are not isolated (`kssc.affinity.isolated_points`, the one
+    definition); the isolated points are left out of the spectral step."""
+    linked = np.ones(W.shape[0], dtype=bool)
+    linked[isolated_points(W)] = False
+    return linked
 
 
 def _check_graph(W, n_clusters):
@@ -280,10 +281,11 @@ def isolated_message(isolated, n, left_out):
     """The one wording of the isolated-points warning (`isolated`: indices among n)."""
     if isolated.size == n:
         return ("the representation has no non-zero coefficient between points (no affinity "
-                "above 1e-6): every point is isolated and the labels are arbitrary.")
+                f"above {ISOLATION_THRESHOLD:g}): every point is isolated and the labels are "
+                "arbitrary.")
     fate = ISOLATED_FATE if left_out else "too few points are linked: the labels are arbitrary"
-    return (f"{isolated.size} of {n} point(s) are isolated (no affinity above 1e-6 to another "
-            f"point; rows {isolated[:5].tolist()}): {fate}.")
+    return (f"{isolated.size} of {n} point(s) are isolated (no affinity above "
+            f"{ISOLATION_THRESHOLD:g} to another point; rows {isolated[:5].tolist()}): {fate}.")
 
 
 def spectral_clustering(W, n_clusters=None, *, assign_labels="discretize", random_state=None,

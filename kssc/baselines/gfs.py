@@ -22,14 +22,13 @@ Differences from the authors' MATLAB code:
 """
 
 from numbers import Integral, Real
-from time import perf_counter
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._base import SelfExpressiveClustering, unit_rows
+from ..affinity import coefficients_to_sparse
 from ._omp import omp_all_points
-from ._sparse import rows_to_csr
 
 
 class GFS(SelfExpressiveClustering):
@@ -117,12 +116,12 @@ class GFS(SelfExpressiveClustering):
             raise ValueError(f"k_max={self.k_max} must be < n_samples={n}: each point selects "
                              "among the other points.")
         X_unit = unit_rows(X, warn=False)
-        start = perf_counter()
-        picked, support, coef, _ = omp_all_points(X_unit, self.k_max, self.tol, signed=True)
+        with self._timed("selection"):
+            picked, support, coef, _ = omp_all_points(X_unit, self.k_max, self.tol, signed=True)
         self.selected_ = picked
         if self.affinity == "binary":
-            Z = rows_to_csr(picked, 1.0, n)
+            Z = coefficients_to_sparse(picked, 1.0, n)
             Z.data[:] = 1.0
         else:
-            Z = rows_to_csr(support, np.abs(coef), n)
-        return Z, {"timings": {"selection": perf_counter() - start}}
+            Z = coefficients_to_sparse(support, np.abs(coef), n)
+        return Z, {}

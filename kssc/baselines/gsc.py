@@ -17,14 +17,13 @@ Points are normalised to unit norm first. All points of a block advance together
 """
 
 from numbers import Integral
-from time import perf_counter
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._base import SelfExpressiveClustering, unit_rows
 from .._validation import check_n_neighbors
-from ._sparse import rows_to_csr
+from ..affinity import coefficients_to_sparse
 
 _BLOCK_BYTES = 64 * 2**20
 
@@ -158,10 +157,10 @@ class GSC(SelfExpressiveClustering):
         n = X.shape[0]
         k = check_n_neighbors(self.n_neighbors, n)
         X_unit = unit_rows(X, warn=False)
-        start = perf_counter()
-        neighbours = nearest_subspace_neighbours(X_unit, k, self.max_subspace_dim,
-                                                 variant=self.variant)
+        with self._timed("neighbours"):
+            neighbours = nearest_subspace_neighbours(X_unit, k, self.max_subspace_dim,
+                                                     variant=self.variant)
         self.neighbors_ = neighbours
         columns = np.concatenate([np.arange(n)[:, None], neighbours], axis=1)
-        Z = rows_to_csr(columns, 1.0, n)
-        return Z, {"timings": {"neighbours": perf_counter() - start}}
+        Z = coefficients_to_sparse(columns, 1.0, n)
+        return Z, {}

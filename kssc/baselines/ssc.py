@@ -28,9 +28,8 @@ from .._base import SelfExpressiveClustering, lam_max_reason, unit_rows
 from .._validation import normalize_rows
 from .._warnings import warn_admm_not_converged, warn_not_converged
 from ..admm import ADMM
+from ..affinity import AFFINITIES, dense_to_sparse, max_normalize_rows, threshold_rows
 from ..representation import outlier_gamma
-from ..sparsify import AFFINITIES, max_normalize_rows, threshold_rows
-from ._sparse import dense_to_csr
 from ._ssc_admm import global_scale, ssc_admm
 from ._ssc_solvers import ssc_fista, ssc_ladmpsap
 
@@ -175,7 +174,7 @@ class SSC(SelfExpressiveClustering):
             n_iter = n_iter if self.column_wise else int(n_iter.max())
         if self.threshold is not None:
             C = threshold_rows(C, self.threshold)
-        Z = dense_to_csr(C)
+        Z = dense_to_sparse(C)
         if self.affinity == "max_normalized":
             Z = max_normalize_rows(Z)
         return Z, {"n_iter": n_iter}

@@ -17,15 +17,14 @@ Differences from Heckel and Boelcskei:
 """
 
 from numbers import Integral
-from time import perf_counter
 
 import numpy as np
 from sklearn.utils._param_validation import Interval
 
 from .._base import SelfExpressiveClustering, unit_rows
 from .._validation import check_n_neighbors
+from ..affinity import coefficients_to_sparse
 from ..neighbours import nearest_neighbours
-from ..representation import coefficients_to_sparse
 
 
 def tsc_weights(similarities):
@@ -112,9 +111,9 @@ class TSC(SelfExpressiveClustering):
         n = X.shape[0]
         q = check_n_neighbors(self.n_neighbors, n)
         X_unit = unit_rows(X, warn=False)
-        start = perf_counter()
-        indices, similarities = nearest_neighbours(
-            X_unit, q, metric="euclidean" if self.signed else "abs_cosine", normalize=False)
+        with self._timed("neighbours"):
+            indices, similarities = nearest_neighbours(
+                X_unit, q, metric="euclidean" if self.signed else "abs_cosine", normalize=False)
         self.neighbors_ = indices
         Z = coefficients_to_sparse(indices, tsc_weights(similarities), n)
-        return Z, {"timings": {"neighbours": perf_counter() - start}}
+        return Z, {}

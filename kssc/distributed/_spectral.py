@@ -16,6 +16,7 @@ from scipy.linalg import svd
 from sklearn.exceptions import ConvergenceWarning
 
 from .._warnings import warn_caller
+from ..affinity import isolated_points
 from . import _eigen
 from ._blocks import RowBlocks, gather_rows, part
 
@@ -53,7 +54,7 @@ def transpose_pieces(Z, start, bounds):
 
 def affinity_block(Z, start, stop, *pieces):
     """Row block of W = |Z| + |Z|^T, its thresholded row sums and its isolated rows (local
-    indices of the rows with no entry above the threshold)."""
+    indices, `kssc.affinity.isolated_points`)."""
     cols = np.concatenate([p[0] for p in pieces]) - start
     rows = np.concatenate([p[1] for p in pieces])
     vals = np.concatenate([p[2] for p in pieces])
@@ -65,7 +66,7 @@ def affinity_block(Z, start, stop, *pieces):
     kept.data[np.abs(kept.data) <= _THRESHOLD] = 0.0
     kept.eliminate_zeros()
     sums = np.asarray(abs(kept).sum(axis=1)).ravel()
-    return W, sums, np.flatnonzero(np.diff(kept.indptr) == 0)
+    return W, sums, isolated_points(W, start)
 
 
 def ncut_pattern(W, start, bounds):

@@ -7,8 +7,8 @@ from sklearn.neighbors import NearestNeighbors
 
 from kssc import KSSC
 from kssc import candidates as cand
+from kssc.affinity import max_normalize_rows, threshold_rows
 from kssc.neighbours import nearest_neighbours
-from kssc.sparsify import max_normalize_rows, threshold_rows
 
 
 def l2_neighbours(X, k):

@@ -52,7 +52,7 @@ def test_k_equal_n_minus_one_returns_every_other_point():
     "kwargs, message",
     [
         ({"n_neighbors": 10}, "n_neighbors=10 must be < n_samples=10"),
-        ({"n_neighbors": 0}, "positive integer"),
+        ({"n_neighbors": 0}, "n_neighbors == 0, must be >= 1"),
         ({"n_neighbors": 3, "metric": "manhattan"}, "metric must be one of"),
         ({"n_neighbors": 3, "algorithm": "magic"}, "algorithm must be"),
     ],

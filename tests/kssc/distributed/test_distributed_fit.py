@@ -19,12 +19,12 @@ from distributed.diagnostics.plugin import SchedulerPlugin  # noqa: E402
 
 from kssc import KSSC, DegenerateFitWarning, clustering_error, nearest_neighbours  # noqa: E402
 from kssc import distributed as kd  # noqa: E402
+from kssc.affinity import coefficients_to_sparse  # noqa: E402
 from kssc.datasets import make_union_of_subspaces  # noqa: E402
 from kssc.distributed import _blocks as kd_blocks  # noqa: E402
 from kssc.distributed import _eigen  # noqa: E402
 from kssc.distributed import _spectral as kd_spectral  # noqa: E402
 from kssc.estimator import PAPER_SETTING  # noqa: E402
-from kssc.representation import coefficients_to_sparse  # noqa: E402
 from kssc.spectral import _normalized_affinity as normalized_affinity  # noqa: E402
 
 PARAMS = {"n_neighbors": 8, "random_state": 0}
