@@ -46,7 +46,7 @@ def _degenerate_messages(record):
                          ids=["KSSC", "SSC", "SSSC"])
 def test_lam_above_lambda_max_is_reported_with_both_values(make):
     X, _ = _subspaces()
-    expected = r"no entry above 1e-06.*lam=2 >= lambda_max.*lambda_max=(1|0\.\d+) at most"
+    expected = r"no affinity above 1e-06\).*lam=2 >= lambda_max.*lambda_max=(1|0\.\d+) at most"
     with pytest.warns(DegenerateFitWarning, match=expected):
         labels = make().fit_predict(X)
     assert labels.shape == (60,)
