@@ -10,7 +10,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
 from ._progress import ProgressMixin
-from ._validation import check_n_clusters, normalize_rows, warn_degenerate
+from ._validation import check_n_clusters, normalize_rows, warn_degenerate, warn_few_distinct
 from ._warnings import warn_caller
 from .affinity import isolated_points, symmetric_affinity
 from .neighbours import rescore
@@ -61,6 +61,7 @@ class SelfExpressiveClustering(ProgressMixin, ClusterMixin, BaseEstimator):
         """
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         n_clusters = check_n_clusters(self.n_clusters, X.shape[0])
+        warn_few_distinct(X, n_clusters)
         rng = check_random_state(self.random_state)
         start = perf_counter()
         with self._stage("representation"):

@@ -46,7 +46,7 @@ from sklearn.utils.validation import validate_data
 
 from .._base import lam_max_reason, unit_rows, warn_isolated
 from .._progress import ProgressMixin
-from .._validation import check_n_clusters
+from .._validation import check_n_clusters, warn_few_distinct
 from ..spectral import ASSIGN_LABELS, spectral_clustering
 
 
@@ -199,6 +199,7 @@ class SSSC(ProgressMixin, ClusterMixin, BaseEstimator):
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         n = X.shape[0]
         n_clusters = check_n_clusters(self.n_clusters, n)
+        warn_few_distinct(X, n_clusters)
         n_in_sample = self.n_in_sample
         if n_in_sample is None:
             n_in_sample = min(n, max(100, 10 * (n_clusters or 0)))
