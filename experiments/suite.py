@@ -25,14 +25,14 @@ from pathlib import Path
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
-from experiments import _fingerprint, _io, _runner, plot, readme, report
+from experiments import _config, _fingerprint, _io, _runner, plot, readme, report
 
-CONFIG_DIR = str(_runner.CONF_DIR)
+CONFIG_DIR = str(_config.CONF_DIR)
 
 
 def in_suite(name):
     """Whether `make figures` runs experiment `name` (its config's feeds.in_suite, default yes)."""
-    conf = OmegaConf.load(_runner.CONF_DIR / "experiment" / f"{name}.yaml")
+    conf = OmegaConf.load(_config.CONF_DIR / "experiment" / f"{name}.yaml")
     return bool(OmegaConf.select(conf, "feeds.in_suite", default=True))
 
 
@@ -65,7 +65,7 @@ def current_profile(results, name, profile):
 
 
 def main(argv=None):
-    names = _runner.experiment_names()
+    names = _config.experiment_names()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", default="default", choices=("smoke", "default", "paper"))
     parser.add_argument("--only", nargs="+", choices=names,
@@ -77,14 +77,14 @@ def main(argv=None):
 
     results = Path(args.results)
     for name in args.only:
-        cfg = _runner.check_config(compose_config(name, args.profile, [f"results_dir={results}"]))
+        cfg = _config.check_config(compose_config(name, args.profile, [f"results_dir={results}"]))
         done = None if args.force else current_profile(results, name, args.profile)
         if done is not None:
             stamp = _io.read_meta(results, name)["fingerprint"]
             print(f"{name}: results current (profile={done}, {stamp}), not recomputed")
             continue
         print(f"{name}: running (profile={args.profile})", flush=True)
-        _runner.run(cfg)
+        _runner.run_experiment(cfg, _runner.load(name))
     plot.main(["--results", str(results), "--figures", args.figures])
     report.main(["--results", str(results)])
     if results.resolve() == readme.RESULTS_DIR:  # the committed results: README's tables follow

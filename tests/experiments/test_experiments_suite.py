@@ -4,7 +4,7 @@ a CSV only when its own sidecar carries the fingerprint of the config the suite 
 import json
 import re
 
-from experiments import _fingerprint, _runner, suite
+from experiments import _config, _fingerprint, suite
 from experiments.run import run
 
 
@@ -81,7 +81,7 @@ def test_result_sources_do_not_follow_the_configs_targets_into_experiments():
 
 
 def test_the_suite_runs_every_experiment_but_the_long_benchmarks():
-    names = _runner.experiment_names()
+    names = _config.experiment_names()
     assert {"tir", "scale", "digits"} <= {n for n in names if suite.in_suite(n)}
     assert not suite.in_suite("hopkins155") and not suite.in_suite("yale_subjects")
 
