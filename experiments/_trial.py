@@ -209,7 +209,7 @@ WARM_UP_POINTS = 60
 
 def warm_up(name, method_cfg, X, y, **params):
     """One untimed fit on a small slice: imports, caches and worker pools get started."""
-    if _PREFLIGHT.get() is not None:  # a warm-up slice says nothing about the config
+    if isinstance(_PREFLIGHT.get(), list):  # probing: nothing is fitted
         return
     take = slice(0, len(y), max(1, len(y) // WARM_UP_POINTS))
     _fit(name, method_cfg, X[take], y[take], n_clusters=len(set(y[take])), random_state=0,
