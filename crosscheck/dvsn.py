@@ -24,7 +24,7 @@ import scipy.io
 from scipy.sparse.csgraph import connected_components
 
 from experiments._io import write_csv
-from experiments._runner import data_seed, method_seed
+from experiments._trial import data_seed, method_seed
 from experiments.synthetic_dvsn import neighbours_for
 from kssc import KSSC
 from kssc._validation import normalize_rows

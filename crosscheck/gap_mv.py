@@ -26,7 +26,7 @@ import pandas as pd
 from omegaconf import OmegaConf
 
 from experiments._io import write_csv
-from experiments._runner import data_seed, method_seed
+from experiments._trial import data_seed, method_seed
 from kssc import KSSC
 from kssc.datasets import make_mv_data
 from kssc.metrics import clustering_error

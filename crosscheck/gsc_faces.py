@@ -19,7 +19,7 @@ import pandas as pd
 import scipy.io
 
 from experiments._io import write_csv
-from experiments._runner import method_seed
+from experiments._trial import method_seed
 from kssc.baselines import GSC
 from kssc.datasets import load_yaleb
 from kssc.metrics import clustering_error

@@ -29,12 +29,13 @@ from pathlib import Path
 
 from hydra import compose, initialize_config_dir
 
-from . import _fingerprint, _io, _runner
+from . import _config, _fingerprint, _io, _runner
 
-CONFIG_DIR = str(_runner.CONF_DIR)
+CONFIG_DIR = str(_config.CONF_DIR)
 PROBE_CACHE = _io.REPO_ROOT / ".cache" / "probes.json"
-# Columns that vary between runs of the same code: times, memory, the machine's load.
-VOLATILE_PREFIXES = ("time_", "rss_", "load_average")
+# Columns that vary between runs of the same code (times, memory, the machine's load), and
+# the warnings a fit raised (their text is not a number; the numbers they explain are kept).
+VOLATILE_PREFIXES = ("time_", "rss_", "load_average", "warnings")
 # Profiles whose results also answer a run of the key profile (more trials of the same cells).
 COVERED_BY = {"default": ("paper",)}
 
@@ -62,7 +63,7 @@ def digests(results, name):
 
 
 def _smoke_result_config(name):
-    return _fingerprint.result_config(_runner.config_as_dict(compose_config(name, "smoke")))
+    return _fingerprint.result_config(_config.config_as_dict(compose_config(name, "smoke")))
 
 
 def probe(name, results=None):
@@ -105,7 +106,7 @@ def status(results, name, cfg):
     problem = sidecar_problem(results, name, meta)
     if problem:
         return problem
-    conf = _runner.config_as_dict(cfg)
+    conf = _config.config_as_dict(cfg)
     if meta["fingerprint"].split("-")[0] != _io.config_hash(_fingerprint.result_config(conf)):
         return "config differs"
     code = _fingerprint.code_digest(name)

@@ -20,8 +20,8 @@ from . import _io
 # fingerprint and the checkpoint hash (a resumed run may use another n_jobs). `feeds` holds
 # the figures and claims drawn from the results, not the results.
 _NON_RESULT_KEYS = ("n_jobs", "restart", "results_dir", "data_dir", "hydra", "profile", "feeds")
-MACHINERY = ("__init__.py", "_runner.py", "_io.py", "_fingerprint.py", "conventions.py",
-             "_bootstrap.py")
+MACHINERY = ("__init__.py", "_runner.py", "_config.py", "_trial.py", "_io.py", "_fingerprint.py",
+             "conventions.py", "_bootstrap.py")
 # Parts of kssc/ that compute no experiment's results (no experiment imports them; a test
 # checks): the command line and the dask pipeline.
 NOT_RESULT_CODE = ("kssc/cli.py", "kssc/_cli", "kssc/__main__.py", "kssc/distributed/")

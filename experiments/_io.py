@@ -138,15 +138,18 @@ class Checkpoint:
     Line 1 is a header holding the run's hash (the runner passes the fingerprint: config and
     code); each further line is one finished task (`{"key": ..., "rows": [...]}`), flushed
     and fsynced as soon as the task ends. A file whose hash differs from the current one (or
-    `restart=True`) is discarded.
+    `restart=True`) is discarded; `discarded` then says what was lost:
+    `{"hash": the file's hash (None when restarted or unreadable), "n_tasks": its tasks}`.
     """
 
     def __init__(self, path, chash, restart=False):
         self.path = Path(path)
         self.chash = chash
         self.done = {}
-        if restart:
-            self.path.unlink(missing_ok=True)
+        self.discarded = None
+        if restart and self.path.exists():
+            self.discarded = {"hash": None, "n_tasks": _count_tasks(self.path)}
+            self.path.unlink()
         self._load()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fresh = not self.path.exists()
@@ -165,6 +168,7 @@ class Checkpoint:
         except json.JSONDecodeError:
             header = {}
         if header.get("config_hash") != self.chash:
+            self.discarded = {"hash": header.get("config_hash"), "n_tasks": len(lines[1:])}
             self.path.unlink()
             return
         for line in lines[1:]:
@@ -189,6 +193,11 @@ class Checkpoint:
 
     def close(self):
         self._handle.close()
+
+
+def _count_tasks(path):
+    with open(path) as handle:
+        return max(sum(1 for _ in handle) - 1, 0)
 
 
 def _json_default(value):

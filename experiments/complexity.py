@@ -7,7 +7,7 @@ exact and relaxed; memory in GB at 8 bytes per float and 1e9 bytes per GB (as th
 import numpy as np
 import pandas as pd
 
-from ._runner import Experiment
+from ._trial import Experiment
 
 # method: (FLOPs per iteration, floats), with k = N for SSC
 FORMULAS = {

@@ -11,7 +11,7 @@ from sklearn.datasets import load_digits
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 from sklearn.model_selection import train_test_split
 
-from ._runner import Experiment, data_seed, fit_methods, summarise_by
+from ._trial import Experiment, data_seed, fit_methods, summarise_by
 
 SCORES = {"nmi": normalized_mutual_info_score, "ari": adjusted_rand_score}
 

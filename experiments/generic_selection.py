@@ -14,7 +14,7 @@ import pandas as pd
 
 from kssc.datasets import make_union_of_subspaces
 
-from ._runner import Experiment, data_seed, fit_methods
+from ._trial import Experiment, data_seed, fit_methods
 
 
 def tasks(exp, data_dir=None):

@@ -11,7 +11,7 @@ import numpy as np
 from kssc.datasets import load_hopkins_sequence, select_hopkins_sequences
 from kssc.metrics import psnr
 
-from ._runner import Experiment, data_seed, fit_methods, summarise_by
+from ._trial import Experiment, data_seed, fit_methods, summarise_by
 
 
 def tasks(exp, data_dir):

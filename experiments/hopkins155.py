@@ -17,7 +17,7 @@ from kssc.datasets.hopkins import hopkins_metadata
 
 from ._bootstrap import interval_columns
 from ._hopkins155 import sequence_tasks
-from ._runner import Experiment, fit_methods
+from ._trial import Experiment, fit_methods
 
 
 def trial(context, cell, trial, seed):

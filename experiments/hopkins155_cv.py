@@ -25,7 +25,7 @@ from kssc.datasets.hopkins import hopkins_metadata
 
 from ._bootstrap import bootstrap_mean, bootstrap_paired_difference
 from ._hopkins155 import sequence_tasks
-from ._runner import Experiment, fit_methods
+from ._trial import Experiment, fit_methods
 
 SELECTED = "kssc_cv"
 _SUBSET = re.compile(r"_g(12|13|23)$")

@@ -12,7 +12,7 @@ import pandas as pd
 from kssc.datasets import load_hopkins_sequence, select_hopkins_sequences
 
 from ._observation import neighbour_rows, singular_value_rows, summarise_dims
-from ._runner import Experiment
+from ._trial import Experiment
 
 
 def compute(exp, data_dir):

@@ -25,9 +25,9 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import OmegaConf, open_dict
 
-from experiments import _runner
+from experiments import _config, _runner
 
-CONFIG_DIR = str(_runner.CONF_DIR)
+CONFIG_DIR = str(_config.CONF_DIR)
 # Overrides that choose what runs, where or how fast: not columns.
 NOT_COLUMNS = ("experiment", "profile", "results_dir", "data_dir", "n_jobs", "restart")
 
@@ -39,7 +39,9 @@ def run(cfg):
 
 def override_columns(cfg, overrides):
     """{column: value} of the command line's overrides: `methods.kssc.lam=0.05` gives column
-    `methods_kssc_lam` holding the composed value."""
+    `methods_kssc_lam` holding the composed value. An override named like a column every
+    trial row carries keeps its value under `config_<name>` (`seed=5` gives `config_seed`;
+    each row's own `seed`, the bootstrap's unit, stays the trial's seed)."""
     columns = {}
     for override in overrides:
         key = override.split("=", 1)[0].lstrip("+~")
@@ -48,7 +50,8 @@ def override_columns(cfg, overrides):
         value = OmegaConf.select(cfg, key)
         if OmegaConf.is_config(value):
             value = OmegaConf.to_container(value, resolve=True)
-        columns[key.replace(".", "_").replace("@", "_").lower()] = value
+        column = key.replace(".", "_").replace("@", "_").lower()
+        columns[f"config_{column}" if column in _runner.ROW_COLUMNS else column] = value
     return columns
 
 

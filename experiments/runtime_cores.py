@@ -13,7 +13,7 @@ from threadpoolctl import threadpool_limits
 
 from kssc.datasets import make_runtime_data
 
-from ._runner import (
+from ._trial import (
     Experiment,
     accepts,
     data_seed,

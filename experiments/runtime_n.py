@@ -9,7 +9,7 @@ small slice first (warm-up).
 
 from kssc.datasets import make_runtime_data
 
-from ._runner import Experiment, data_seed, fit_methods, summarise_by, warm_up
+from ._trial import Experiment, data_seed, fit_methods, summarise_by, warm_up
 
 
 def tasks(exp, data_dir=None):

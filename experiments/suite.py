@@ -24,7 +24,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from experiments import _currency, _io, _runner, plot, readme, report, summarise
+from experiments import _config, _currency, _io, _runner, plot, readme, report, summarise
 from experiments._currency import compose_config
 from experiments.publish import feeds
 
@@ -32,7 +32,7 @@ in_suite = feeds.in_suite
 
 
 def main(argv=None):
-    names = _runner.experiment_names()
+    names = _config.experiment_names()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", default="default", choices=("smoke", "default", "paper"))
     parser.add_argument("--only", nargs="+", choices=names,
@@ -47,7 +47,7 @@ def main(argv=None):
     results = Path(args.results)
     stale = False
     for name in args.only:
-        cfg = _runner.check_config(compose_config(name, args.profile, [f"results_dir={results}"]))
+        cfg = _config.check_config(compose_config(name, args.profile, [f"results_dir={results}"]))
         done, verdict = (None, "--force") if args.force else _currency.current_profile(
             results, name, args.profile)
         if args.check:
@@ -64,7 +64,7 @@ def main(argv=None):
             print(f"{name}: results current (profile={done}, {stamp}), not recomputed")
             continue
         print(f"{name}: running (profile={args.profile}; {verdict})", flush=True)
-        _runner.run(cfg)
+        _runner.run_experiment(cfg, _runner.load(name))
         _currency.record_probe(results, name)
     if args.check:
         return int(stale)

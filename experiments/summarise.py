@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 
 from . import _io
-from ._runner import experiment_names, load
+from ._config import experiment_names
+from ._runner import load
 
 
 def resummarise(results_dir, name):

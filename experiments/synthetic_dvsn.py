@@ -6,7 +6,7 @@ U(-0.5, 0.5)); kSSC's k = min(round(1.5 d), round(N_i / 2)) per cell (the paper 
 
 from kssc.datasets import make_dvsn_data
 
-from ._runner import Experiment, data_seed, fit_methods, round_half_up, summarise_by
+from ._trial import Experiment, data_seed, fit_methods, round_half_up, summarise_by
 
 
 def neighbours_for(n_per_subspace, subspace_dim, factor=1.5):

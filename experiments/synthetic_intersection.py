@@ -6,7 +6,7 @@ cut off t = 10 and labelled index i as t = i - 1; here every t is run and labell
 
 from kssc.datasets import make_intersection_data
 
-from ._runner import Experiment, data_seed, fit_methods, summarise_by
+from ._trial import Experiment, data_seed, fit_methods, summarise_by
 
 
 def tasks(exp, data_dir=None):

@@ -8,7 +8,7 @@ what the paper's panel titles show) and in true dB.
 from kssc.datasets import make_mv_data
 from kssc.metrics import psnr
 
-from ._runner import Experiment, data_seed, fit_methods, summarise_by
+from ._trial import Experiment, data_seed, fit_methods, summarise_by
 
 
 def tasks(exp, data_dir=None):

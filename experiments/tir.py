@@ -8,7 +8,7 @@ Gaussian noise sigma = 0..0.4 on the un-normalised data; six methods on the same
 from kssc.datasets import make_tir, tir_spectra
 from kssc.metrics import psnr
 
-from ._runner import Experiment, data_seed, fit_methods, summarise_by
+from ._trial import Experiment, data_seed, fit_methods, summarise_by
 
 
 def tasks(exp, data_dir=None):

@@ -6,7 +6,7 @@ N_i = 500 and GSC up to 1000 (as the code stopped them). Trials run serially.
 
 from kssc.datasets import make_tir_large, tir_spectra
 
-from ._runner import Experiment, data_seed, fit_methods, summarise_by
+from ._trial import Experiment, data_seed, fit_methods, summarise_by
 
 
 def tasks(exp, data_dir=None):

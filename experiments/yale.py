@@ -12,7 +12,7 @@ import numpy as np
 
 from kssc.datasets import yaleb_subject_images
 
-from ._runner import Experiment, data_seed, fit_methods, summarise_by
+from ._trial import Experiment, data_seed, fit_methods, summarise_by
 
 VARIANTS = {"faithful": {"replace": True, "include_bad": True},
             "clean": {"replace": False, "include_bad": False}}

@@ -9,7 +9,7 @@ import numpy as np
 from kssc.datasets import yaleb_subject_images
 from kssc.datasets.yaleb import SUBJECTS
 
-from ._runner import Experiment, fit_methods, summarise_by
+from ._trial import Experiment, fit_methods, summarise_by
 
 
 def tasks(exp, data_dir=None):

@@ -25,7 +25,7 @@ from kssc.datasets import yaleb_subject_images
 from kssc.datasets.yaleb import SUBJECTS
 
 from ._bootstrap import bootstrap_mean, bootstrap_paired_difference
-from ._runner import Experiment, fit_methods
+from ._trial import Experiment, fit_methods
 
 SELECTED = "kssc_selected"
 

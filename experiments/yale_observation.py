@@ -11,7 +11,7 @@ import pandas as pd
 from kssc.datasets import YALEB_SUBJECTS, load_yaleb
 
 from ._observation import match_histogram, neighbour_rows, singular_value_rows, summarise_dims
-from ._runner import Experiment
+from ._trial import Experiment
 
 
 def compute(exp, data_dir):

@@ -11,7 +11,7 @@ import numpy as np
 
 from kssc.datasets import yaleb_subject_images
 
-from ._runner import Experiment, data_seed, fit_methods, summarise_by
+from ._trial import Experiment, data_seed, fit_methods, summarise_by
 
 
 def tasks(exp, data_dir=None):

@@ -11,7 +11,13 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
 from ._progress import ProgressMixin
-from ._validation import check_n_clusters, normalize_rows, refuse_sparse, warn_degenerate
+from ._validation import (
+    check_n_clusters,
+    normalize_rows,
+    refuse_sparse,
+    warn_degenerate,
+    warn_few_distinct,
+)
 from ._warnings import warn_caller
 from .affinity import symmetric_affinity
 from .neighbours import rescore
@@ -79,6 +85,7 @@ class SelfExpressiveClustering(ProgressMixin, ClusterMixin, BaseEstimator):
         refuse_sparse(X, type(self).__name__)
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         n_clusters = check_n_clusters(self.n_clusters, X.shape[0])
+        warn_few_distinct(X, n_clusters)
         rng = check_random_state(self.random_state)
         self._timings = {}
         with timed(self._timings, "total"):

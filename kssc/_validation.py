@@ -12,8 +12,9 @@ from ._warnings import warn_caller
 class DegenerateFitWarning(UserWarning):
     """A fit ran but its result carries little or no information.
 
-    Raised when the representation has no non-zero coefficient or leaves points isolated,
-    when fewer clusters come out than were asked, when the affinity graph has more
+    Raised when X has fewer distinct points than clusters asked, when the representation
+    has no non-zero coefficient or leaves points isolated, when fewer clusters come out
+    than were asked, when the affinity graph has more
     connected components than clusters, and when the eigen-gap picks a single cluster.
 
     See Also
@@ -133,3 +134,31 @@ def refuse_sparse(X, estimator):
         "does not fit, reduce it first, e.g. with "
         "sklearn.decomposition.TruncatedSVD(n_components=100); do not centre or scale the "
         "columns (the user guide, 'Preprocessing').")
+
+
+# Rows read at a time when counting distinct points (X may be a memory map).
+_DISTINCT_CHUNK_BYTES = 4 * 2**20
+
+
+def warn_few_distinct(X, n_clusters):
+    """DegenerateFitWarning when X has fewer distinct rows than `n_clusters`.
+
+    Identical points cannot be told apart: some cluster then holds copies of a point that
+    another cluster also holds, and the labels of those copies are arbitrary. Reads X a
+    chunk at a time and stops as soon as `n_clusters` distinct rows are found (at once
+    for usual data).
+    """
+    if n_clusters is None or n_clusters < 2:
+        return
+    step = max(1, _DISTINCT_CHUNK_BYTES // (X.dtype.itemsize * X.shape[1]))
+    distinct = np.asarray(X[:0])
+    for start in range(0, X.shape[0], step):
+        distinct = np.unique(np.concatenate([distinct, np.asarray(X[start:start + step])]),
+                             axis=0)
+        if distinct.shape[0] >= n_clusters:
+            return
+    warn_degenerate(
+        f"X has {distinct.shape[0]} distinct point(s) for n_clusters={n_clusters}: identical "
+        "points cannot be told apart, so copies of one point are split across clusters and "
+        "their labels are arbitrary. Remove duplicates or ask for fewer clusters."
+    )

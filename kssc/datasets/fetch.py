@@ -11,7 +11,9 @@ a checkout, the user cache folder for an installed package). Every data set is t
 reported (ok, or failed with the reason); the exit status is 1 if any failed.
 
 The registry of each data set is its checksum list (`kssc/datasets/checksums/<name>.sha256`)
-with the recorded sizes (`kssc/datasets/metadata/sizes.csv`). A source is a URL serving the
+with the recorded sizes (`kssc/datasets/metadata/sizes.csv`). A download stops at a cap
+derived from them (`download_cap`), so a source that never ends (`file:///dev/zero`) cannot
+fill the disk. A source is a URL serving the
 file of a one-file data set (TIR) or a zip or tar archive holding the listed files under any
 folder prefix; sources are tried in order until every file is present. `pooch.retrieve`
 downloads each source to a temporary name (with a progress bar when tqdm is installed);
@@ -58,16 +60,23 @@ DEFAULT_SOURCES = {
         f"https://github.com/sjtrny/kssc/raw/{_KSSC_COMMIT}/data/TIRlib.mat",
     ),
     "hopkins155": (
-        "http://www.vision.jhu.edu/data/hopkins155/Hopkins155.zip",
         "https://github.com/ChristosXeno/Evaluation-of-Geometric-Motion-Segmentation-Methods"
         f"/archive/{_HOPKINS_MIRROR_COMMIT}.zip",
+        "http://www.vision.jhu.edu/data/hopkins155/Hopkins155.zip",
     ),
     "yaleb": (
-        "http://vision.ucsd.edu/extyaleb/CroppedYaleBZip/CroppedYale.zip",
         f"https://github.com/sjtrny/kssc/archive/{_KSSC_COMMIT}.zip",
+        "http://vision.ucsd.edu/extyaleb/CroppedYaleBZip/CroppedYale.zip",
     ),
 }
-"""Sources of each data set, tried in order: the public home first, then a git copy."""
+"""Sources of each data set, tried in order: https first (a git copy at a fixed commit), then
+the public home, which serves plain http only (no https address of it is recorded); the
+recorded sums verify whatever arrives."""
+
+# An archive also holds files this package does not use: a download may be this many times
+# the data set's recorded size, plus _ARCHIVE_SLACK bytes; a one-file source, its exact size.
+_ARCHIVE_FACTOR = 4
+_ARCHIVE_SLACK = 512 * 2**20
 
 _CHUNK = 1 << 20
 _TIMEOUT = 60
@@ -237,7 +246,7 @@ def _fetch_from(spec, url, staging, folder, todo, progress):
                 fname=_DOWNLOAD,
                 path=staging,
                 processor=_Install(spec, wanted, staging, folder, url),
-                downloader=_downloader(url, progress),
+                downloader=_capped(_downloader(url, progress), download_cap(spec)),
             )
     except (DownloadError, ChecksumError):
         raise
@@ -402,12 +411,53 @@ def _downloader(url, progress):
 
 
 def _copy_file_url(url, output_file, pooch_instance, check_only=False):
-    """A pooch downloader for file:// URLs."""
+    """A pooch downloader for file:// URLs (a path or, from `_capped`, a writable object)."""
     path = urllib.request.url2pathname(urllib.parse.urlparse(url).path)
     if check_only:
         return os.path.isfile(path)
-    shutil.copyfile(path, output_file)
+    with open(path, "rb") as source:
+        if hasattr(output_file, "write"):
+            shutil.copyfileobj(source, output_file, _CHUNK)
+        else:
+            with open(output_file, "wb") as out:
+                shutil.copyfileobj(source, out, _CHUNK)
     return None
+
+
+def download_cap(spec):
+    """The most bytes a download of `spec` may bring: the recorded size of a one-file data
+    set; an archive, _ARCHIVE_FACTOR times the recorded total plus _ARCHIVE_SLACK."""
+    total = sum(spec.sizes[rel] for rel in spec.checksums)
+    return total if len(spec.checksums) == 1 else _ARCHIVE_FACTOR * total + _ARCHIVE_SLACK
+
+
+class _CappedWriter:
+    """A file object for pooch's downloaders that refuses to grow past `cap` bytes."""
+
+    def __init__(self, handle, cap, url):
+        self.handle, self.cap, self.url, self.written = handle, cap, url, 0
+
+    def write(self, data):
+        self.written += len(data)
+        if self.written > self.cap:
+            raise DownloadError(f"{self.url} sent more than {self.cap} bytes, the most a source "
+                                "of this data set may hold; download stopped.")
+        return self.handle.write(data)
+
+    def flush(self):
+        self.handle.flush()
+
+
+def _capped(downloader, cap):
+    """`downloader`, writing through a _CappedWriter: stops at `cap` bytes."""
+
+    def download(url, output_file, pooch_instance, check_only=False):
+        if check_only:
+            return downloader(url, output_file, pooch_instance, check_only=True)
+        with Path(output_file).open("w+b") as handle:
+            return downloader(url, _CappedWriter(handle, cap, url), pooch_instance)
+
+    return download
 
 
 @contextmanager

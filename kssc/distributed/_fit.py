@@ -13,6 +13,13 @@ from ..estimator import APPROXIMATE_FROM
 from . import _coefficients, _neighbours, _spectral
 from ._blocks import RowBlocks, check_dask_array, part, unit_block
 
+# The least memory_limit a worker may have. A worker process that has run a fit holds about
+# 360 MiB of libraries and state before any data (numpy, scipy, numba, faiss, distributed;
+# measured on a 360-point fit, docs/scaling.md), and dask pauses a worker at 80 % of its
+# limit and restarts it at 95 %: 1 GiB leaves about 450 MiB for blocks before a pause (at
+# 300 MB the fit died with KilledWorker).
+MIN_WORKER_MEMORY = 2**30
+
 
 class DistributedKSSC:
     """What `kssc.distributed.fit` learned; per-point arrays stay on the cluster as dask arrays.
@@ -79,6 +86,23 @@ def _check_options(n_neighbors, lam, lam_mode, solver, metric, neighbor_algorith
         raise ValueError("the distributed approximate search supports metric='euclidean' "
                          "only; use neighbor_algorithm='exact' for 'abs_cosine'.")
     return k, neighbor_algorithm
+
+
+def _check_workers(client):
+    """MemoryError naming every worker whose memory_limit is below MIN_WORKER_MEMORY."""
+    workers = client.scheduler_info(n_workers=-1)["workers"]
+    if not workers:
+        raise RuntimeError("the cluster has no worker: start workers before fitting.")
+    small = {address: info["memory_limit"] for address, info in workers.items()
+             if 0 < (info.get("memory_limit") or 0) < MIN_WORKER_MEMORY}
+    if small:
+        listed = ", ".join(f"{address} ({limit / 2**20:.0f} MiB)"
+                           for address, limit in sorted(small.items())[:5])
+        raise MemoryError(
+            f"{len(small)} worker(s) have a memory_limit below the {MIN_WORKER_MEMORY // 2**20} "
+            f"MiB the distributed fit needs: {listed}. A worker's libraries alone take a third "
+            "of that and dask pauses a worker at 80 % of its limit; start workers with "
+            "memory_limit >= 1 GiB (or fewer workers with more memory each).")
 
 
 def _unit_blocks(client, X, bounds):
@@ -159,6 +183,14 @@ def fit(X, n_clusters, *, n_neighbors=20, lam=0.1, lam_mode="absolute", solver="
     -------
     model : DistributedKSSC
         Labels, neighbours, coefficients (dask arrays on the cluster), recall, timings.
+        Cluster ids are numbered in the order of each cluster's first point (isolated
+        points aside), so the same partition always has the same ids (also after a worker
+        was lost).
+
+    Raises
+    ------
+    MemoryError
+        When a worker's memory_limit is below MIN_WORKER_MEMORY (1 GiB), before any work.
 
     See Also
     --------
@@ -179,7 +211,8 @@ def fit(X, n_clusters, *, n_neighbors=20, lam=0.1, lam_mode="absolute", solver="
     >>> labels.shape
     (120,)
     """
-    from distributed import get_client, wait
+    from distributed import KilledWorker, get_client
+    from distributed.client import CancelledError
 
     bounds = check_dask_array(X)
     n = int(bounds[-1])
@@ -191,7 +224,26 @@ def fit(X, n_clusters, *, n_neighbors=20, lam=0.1, lam_mode="absolute", solver="
     if not isinstance(max_iter, Integral) or max_iter < 1:
         raise ValueError(f"max_iter must be a positive integer; got {max_iter!r}.")
     client = client if client is not None else get_client()
-    rng = check_random_state(random_state)
+    _check_workers(client)
+    options = {"lam": lam, "solver": solver, "positive": positive, "lam_mode": lam_mode,
+               "tol": tol, "max_iter": max_iter}
+    try:
+        return _fit(client, X, bounds, n_clusters, k, algorithm, metric, options,
+                    check_random_state(random_state))
+    except (CancelledError, KilledWorker) as exc:
+        raise RuntimeError(
+            f"the distributed fit lost its workers ({type(exc).__name__}: {exc}). Workers "
+            "running it died (killed, out of memory or restarted) and the scheduler could not "
+            "recompute results they held (it gives up on a task after several lost workers, "
+            "and forgets the tasks no client holds). Rerun the fit, with more memory per "
+            "worker if they died for memory.") from exc
+
+
+def _fit(client, X, bounds, n_clusters, k, algorithm, metric, options, rng):
+    """The stages of `fit` on checked arguments."""
+    from distributed import wait
+
+    n = int(bounds[-1])
     start = perf_counter()
     U = _unit_blocks(client, X, bounds)
     shuffled = {}
@@ -202,14 +254,13 @@ def fit(X, n_clusters, *, n_neighbors=20, lam=0.1, lam_mode="absolute", solver="
             client, U, k, rng)
     wait(indices.futures)
     found = perf_counter()
-    options = {"lam": lam, "solver": solver, "positive": positive, "lam_mode": lam_mode,
-               "tol": tol, "max_iter": max_iter}
     coef, n_iter, missed, shuffled["neighbour_rows"] = _coefficients.coefficients(
         client, U, indices, options)
     solved = perf_counter()
     if missed:
-        warn_caller(f"{missed} of {n} point(s) reached max_iter={max_iter} in the {solver} "
-                    "solver before meeting the tolerance; raise max_iter or tol.",
+        warn_caller(f"{missed} of {n} point(s) reached max_iter={options['max_iter']} in the "
+                    f"{options['solver']} solver before meeting the tolerance; raise max_iter "
+                    "or tol.",
                     ConvergenceWarning)
     W, degrees, isolated, n_isolated, shuffled["transpose"] = _spectral.affinity(
         client, indices, coef)

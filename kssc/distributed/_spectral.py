@@ -200,12 +200,46 @@ def ncut_labels(client, W, degrees, isolated, n_clusters, rng):
         offset = W.bounds[a]
         blocks += [client.submit(_rows, labels.futures[g], start - offset, stop - offset)
                    for start, stop in W.spans()[a:b]]
+    blocks = canonical_labels(client, RowBlocks(blocks, W.bounds), n_clusters, isolated).futures
     counts = client.gather([client.submit(_linked_counts, b, i, n_clusters)
                             for b, i in zip(blocks, isolated.futures, strict=True)])
     largest = int(np.argmax(sum(counts)))
     blocks = [client.submit(_relabel, b, i, largest)
               for b, i in zip(blocks, isolated.futures, strict=True)]
     return RowBlocks(blocks, W.bounds), moved
+
+
+def canonical_labels(client, labels, n_clusters, isolated=None):
+    """`labels` renumbered so that cluster ids appear in the order of each cluster's first
+    point (point 0 is in cluster 0, the first point outside it in cluster 1, ...), isolated
+    points left out (`isolated`: row blocks of their local indices; they are labelled after).
+
+    The same partition then has the same ids however it was computed: after a worker was
+    lost on the approximate path, the discretisation returned the same partition with the
+    ids permuted.
+    """
+    left_out = isolated.futures if isolated is not None else [None] * len(labels.futures)
+    firsts = client.gather([client.submit(_first_points, f, start, n_clusters, i)
+                            for f, (start, _), i in zip(labels.futures, labels.spans(), left_out,
+                                                        strict=True)])
+    order = np.argsort(np.min(firsts, axis=0), kind="stable")
+    renumber = np.empty(n_clusters, dtype=np.int64)
+    renumber[order] = np.arange(n_clusters)
+    return RowBlocks([client.submit(_renumber, f, renumber) for f in labels.futures],
+                     labels.bounds)
+
+
+def _first_points(labels, start, n_clusters, isolated=None):
+    rows = np.arange(labels.size)
+    if isolated is not None:
+        rows = np.setdiff1d(rows, isolated)
+    first = np.full(n_clusters, np.iinfo(np.int64).max)
+    np.minimum.at(first, labels[rows], start + rows)
+    return first
+
+
+def _renumber(labels, renumber):
+    return renumber[labels]
 
 
 def _linked_counts(labels, isolated, n_clusters):

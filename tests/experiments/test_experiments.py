@@ -15,14 +15,14 @@ import pytest
 from hydra import compose, initialize_config_dir
 from sklearn.cluster import KMeans
 
-from experiments import _fingerprint, _io, _runner, plot, report
+from experiments import _config, _fingerprint, _io, _runner, _trial, plot, report
 from experiments.publish import feeds
 from experiments.run import run
 from kssc.datasets import get_data_dir
 from support import CONF_DIR, REPO_ROOT
 
 DATA_DIR = get_data_dir()
-EXPERIMENTS = _runner.experiment_names()
+EXPERIMENTS = _config.experiment_names()
 TRIAL_EXPERIMENTS = [name for name in EXPERIMENTS if _runner.load(name).compute is None]
 
 
@@ -59,7 +59,7 @@ def data_available():
 @pytest.mark.parametrize("name", EXPERIMENTS)
 @pytest.mark.parametrize("profile", ["paper", "default", "smoke"])
 def test_every_config_composes(name, profile):
-    cfg = _runner.check_config(make_config(f"experiment={name}", f"profile={profile}"))
+    cfg = _config.check_config(make_config(f"experiment={name}", f"profile={profile}"))
     assert cfg.experiment.name == name
 
 
@@ -107,10 +107,10 @@ def check_schema(frame):
 
 
 def toy_trial(context, cell, trial, seed):
-    rng = np.random.default_rng(_runner.data_seed(seed))
+    rng = np.random.default_rng(_trial.data_seed(seed))
     y = np.repeat([0, 1], 10)
     X = rng.standard_normal((20, 3)) + 10 * y[:, None]
-    rows = _runner.fit_methods(context, X, y, seed)
+    rows = _trial.fit_methods(context, X, y, seed)
     for row in rows:
         row["cell_value"] = cell["value"] * 2
     return rows
@@ -126,11 +126,11 @@ def toy_tasks(exp=None, data_dir=None, n_cells=3, trials=2):
     return [({"value": v}, t) for t in range(trials) for v in range(n_cells)]
 
 
-TOY = _runner.Experiment(tasks=toy_tasks, trial=toy_trial)
+TOY = _trial.Experiment(tasks=toy_tasks, trial=toy_trial)
 
 
 def run_toy(cfg, on_trial=None, declared=TOY):
-    return _runner.run_experiment(_runner.check_config(cfg), declared, on_trial=on_trial)
+    return _runner.run_experiment(_config.check_config(cfg), declared, on_trial=on_trial)
 
 
 def test_resume_after_kill(tmp_path):
@@ -198,15 +198,15 @@ def test_deterministic_and_parallel_equal_serial(tmp_path):
 
 
 def test_trial_seeds_depend_on_cell_and_trial():
-    a = _runner.trial_seed(1, {"noise": 0.1}, 0)
-    assert a == _runner.trial_seed(1, {"noise": 0.1}, 0)
-    assert len({a, _runner.trial_seed(1, {"noise": 0.2}, 0),
-                _runner.trial_seed(1, {"noise": 0.1}, 1),
-                _runner.trial_seed(2, {"noise": 0.1}, 0)}) == 4
+    a = _trial.trial_seed(1, {"noise": 0.1}, 0)
+    assert a == _trial.trial_seed(1, {"noise": 0.1}, 0)
+    assert len({a, _trial.trial_seed(1, {"noise": 0.2}, 0),
+                _trial.trial_seed(1, {"noise": 0.1}, 1),
+                _trial.trial_seed(2, {"noise": 0.1}, 0)}) == 4
 
 
 def test_failed_fit_is_nan_and_counted():
-    row = _runner.fit_method("broken", {"_target_": f"{__name__}.KMeansStandIn"}, np.zeros((4, 2)),
+    row = _trial.fit_method("broken", {"_target_": f"{__name__}.KMeansStandIn"}, np.zeros((4, 2)),
                              np.array([0, 0, 1, 1]), n_clusters=5, random_state=0)
     assert row["failed"] and np.isnan(row["error_pct"]) and "n_samples" in row["failure"]
 
@@ -223,7 +223,7 @@ def test_failed_fit_is_nan_and_counted():
 def test_bad_config_values_raise_clear_errors(override, message):
     cfg = make_config("experiment=tir", override)
     with pytest.raises(ValueError, match=message):
-        _runner.check_config(cfg)
+        _config.check_config(cfg)
 
 
 def test_invalid_parameter_in_a_trial_stops_the_run(tmp_path):
@@ -231,13 +231,13 @@ def test_invalid_parameter_in_a_trial_stops_the_run(tmp_path):
     # refuses used to become NaN rows and exit 0; now the run stops with the estimator's message.
     def bad_trial(context, cell, trial, seed):
         X = np.random.default_rng(0).standard_normal((20, 3))
-        return _runner.fit_methods(context, X, np.repeat([0, 1], 10), seed,
+        return _trial.fit_methods(context, X, np.repeat([0, 1], 10), seed,
                                    params={"kssc": {"n_neighbors": -3}})
 
     cfg = make_config("experiment=synthetic_intersection", "profile=smoke", "n_jobs=1",
                       "~methods.ssc", tmp_path=tmp_path)
     with pytest.raises(ValueError, match="'n_neighbors' parameter of KSSC"):
-        run_toy(cfg, declared=_runner.Experiment(tasks=toy_tasks, trial=bad_trial))
+        run_toy(cfg, declared=_trial.Experiment(tasks=toy_tasks, trial=bad_trial))
     assert not (tmp_path / "results" / "synthetic_intersection.csv").exists()
 
 

@@ -19,8 +19,8 @@ from support import CONF_DIR
 STAGE_COLUMNS = [f"time_{stage}_s" for stage in scale.STAGES]
 RSS_COLUMNS = [f"rss_{stage}_gib" for stage in scale.STAGES] + ["rss_peak_gib"]
 COLUMNS = ["experiment", "method", "trial", "seed", "error_pct", "failed", "time_representation_s",
-           "time_fit_s", "failure", "n_samples", *STAGE_COLUMNS, "ambient_dim", *RSS_COLUMNS,
-           "load_average"]
+           "time_fit_s", "failure", "warnings", "n_samples", *STAGE_COLUMNS, "ambient_dim",
+           *RSS_COLUMNS, "load_average"]
 
 
 def make_config(*overrides, results=None):

@@ -8,7 +8,16 @@ import shutil
 
 import pytest
 
-from experiments import _currency, _fingerprint, _io, _runner, complexity, suite, summarise
+from experiments import (
+    _config,
+    _currency,
+    _fingerprint,
+    _io,
+    _runner,
+    complexity,
+    suite,
+    summarise,
+)
 from experiments.run import run
 
 
@@ -155,7 +164,7 @@ def test_result_sources_do_not_follow_the_configs_targets_into_experiments():
 
 
 def test_the_suite_runs_every_experiment_but_the_long_benchmarks():
-    names = _runner.experiment_names()
+    names = _config.experiment_names()
     assert {"tir", "scale", "digits"} <= {n for n in names if suite.in_suite(n)}
     assert not suite.in_suite("hopkins155") and not suite.in_suite("yale_subjects")
 

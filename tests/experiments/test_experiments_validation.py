@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
-from experiments import _runner
+from experiments import _config, _runner
 from experiments.hopkins155_cv import hopkins_folds, select_out_of_fold, video_of
 from experiments.yale_grouped import choose_setting, subject_combinations
 from kssc.datasets import get_data_dir, list_hopkins_sequences
@@ -103,7 +103,7 @@ def test_combinations_are_all_or_a_seeded_capped_draw_within_the_group():
 def test_the_grouped_tasks_of_the_committed_config():
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         cfg = compose("config", overrides=["experiment=yale_grouped"])
-    exp = _runner.config_as_dict(cfg)["experiment"]
+    exp = _config.config_as_dict(cfg)["experiment"]
     tasks = _runner.load("yale_grouped").tasks(exp)
     per_group = Counter(cell["group"] for cell, _ in tasks)
     caps = exp["max_combinations"]

@@ -219,3 +219,39 @@ def test_isolated_nonzero_points_get_one_warning_with_their_cause():
     assert len(isolated) == 1 and "lam=0.9 >= lambda_max" in isolated[0]
     assert not any("not fully connected" in str(w.message) and "isolated" in str(w.message)
                    for w in record)
+
+
+@pytest.mark.parametrize("name", list(ESTIMATORS))
+def test_fewer_distinct_points_than_clusters_are_reported(name):
+    # Two distinct points, each repeated 14 times, split into 3 clusters: some cluster holds
+    # copies of a point another cluster also holds (issue 29.5: no warning before).
+    X = np.repeat(np.random.default_rng(5).standard_normal((2, 5)), 14, axis=0)
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        ESTIMATORS[name](n_clusters=3, random_state=0).fit(X)
+    assert any("2 distinct point(s) for n_clusters=3" in m for m in _degenerate_messages(record))
+
+
+@pytest.mark.parametrize("name", list(ESTIMATORS))
+def test_enough_distinct_points_give_no_duplicate_warning(name):
+    X, _ = _subspaces()
+    X = np.repeat(X[:3], 10, axis=0)  # exactly 3 distinct points for 3 clusters
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        ESTIMATORS[name](n_clusters=3, random_state=0).fit(X)
+    assert not any("distinct point" in m for m in _degenerate_messages(record))
+
+
+def test_distinct_count_reads_past_the_first_chunk(monkeypatch):
+    # A chunk of one row at a time: the count must still cover every chunk.
+    from kssc import _validation
+
+    monkeypatch.setattr(_validation, "_DISTINCT_CHUNK_BYTES", 1)
+    X = np.repeat(np.eye(3), 4, axis=0)
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        _validation.warn_few_distinct(X, 3)
+        _validation.warn_few_distinct(X, 4)
+    assert _degenerate_messages(record) == [
+        m for m in _degenerate_messages(record) if "3 distinct point(s) for n_clusters=4" in m]
+    assert len(_degenerate_messages(record)) == 1

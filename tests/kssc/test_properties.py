@@ -1,9 +1,11 @@
-"""Property-based battery over the estimators' inputs (issue 13): duplicates, rank
-deficiency, zero rows, extreme scales, tiny n, float32, lam around lambda_max.
+"""Property-based battery over the estimators' inputs (issues 13 and 29): duplicates, fewer
+distinct points than clusters, wide data (more features than points), rank deficiency, zero
+rows, extreme scales, tiny n, float32, lam around lambda_max.
 
 Every fit either raises a ValueError that says what is wrong, or returns one label per
-point; when the affinity leaves points isolated or fewer clusters come out than were asked,
-a DegenerateFitWarning says so. Nothing else (no IndexError, no overflow RuntimeWarning).
+point; when X has fewer distinct points than the clusters asked, when the affinity leaves
+points isolated or when fewer clusters come out than were asked, a DegenerateFitWarning
+says so. Nothing else (no IndexError, no overflow RuntimeWarning).
 """
 
 import warnings
@@ -27,15 +29,18 @@ FAST = settings(max_examples=40, deadline=None, derandomize=True,
 
 @st.composite
 def data(draw, max_samples=16):
-    """A small X with some of: duplicated rows, low rank, zero rows, an extreme scale, float32."""
+    """A small X with some of: duplicated rows, low rank, more features than points, zero rows,
+    an extreme scale, float32."""
     n = draw(st.integers(2, max_samples))
-    d = draw(st.integers(1, 6))
+    wide = draw(st.booleans())
+    d = draw(st.integers(n + 1, n + 30) if wide else st.integers(1, 6))
+    event("wide (D > N)" if d > n else "narrow")
     rng = np.random.default_rng(draw(st.integers(0, 2**16)))
     X = rng.standard_normal((n, d))
     rank = draw(st.integers(1, d))
     if rank < d:
         X = X[:, :rank] @ rng.standard_normal((rank, d))
-    n_distinct = draw(st.integers(1, n))
+    n_distinct = draw(st.one_of(st.integers(1, min(3, n)), st.integers(1, n)))
     if n_distinct < n:  # duplicates: every row copies one of the first n_distinct
         X = X[rng.integers(0, n_distinct, n)]
     if draw(st.booleans()):
@@ -83,11 +88,17 @@ def _check_fit(est, X):
         [str(w.message) for w in record]
     assert labels.shape == (X.shape[0],) and labels.dtype.kind == "i"
     degenerate = DegenerateFitWarning in categories
+    asked = est.n_clusters
+    distinct = np.unique(X, axis=0).shape[0]
+    if asked is not None and distinct < asked:
+        event("fewer distinct points than clusters")
+        assert any(f"{distinct} distinct point(s) for n_clusters={asked}" in str(w.message)
+                   for w in record if w.category is DegenerateFitWarning), \
+            f"{distinct} distinct points for {asked} clusters without a warning: {est}"
     event("labels, degenerate" if degenerate else "labels")
     W = est.affinity_matrix_
     if isolated_points(W).size:
         assert degenerate, f"isolated points without a DegenerateFitWarning: {est}"
-    asked = est.n_clusters
     if asked is not None and np.unique(labels).size < asked and not isinstance(est, SSSC):
         assert degenerate, f"{np.unique(labels).size} clusters for {asked} without a warning"
     return labels
@@ -98,6 +109,23 @@ def _check_fit(est, X):
 def test_estimators_raise_clearly_or_label_every_point(draw):
     X = draw.draw(data())
     est = draw.draw(estimators(X.shape[0]))
+    _check_fit(est, X)
+
+
+@FAST
+@given(st.data())
+def test_fewer_distinct_points_than_clusters_are_reported(draw):
+    # Issue 29.5: identical points were split across clusters with no warning.
+    n = draw.draw(st.integers(3, 16))
+    n_distinct = draw.draw(st.integers(1, min(3, n - 1)))
+    d = draw.draw(st.one_of(st.integers(1, 6), st.integers(n + 1, n + 30)))
+    rng = np.random.default_rng(draw.draw(st.integers(0, 2**16)))
+    copies = np.r_[np.arange(n_distinct), rng.integers(0, n_distinct, n - n_distinct)]
+    X = rng.standard_normal((n_distinct, d))[rng.permutation(copies)]
+    X = X * draw.draw(st.sampled_from([1e-20, 1.0, 1e20]))
+    n_clusters = draw.draw(st.integers(n_distinct + 1, n))
+    est = draw.draw(estimators(n)).set_params(n_clusters=n_clusters)
+    event("wide (D > N)" if d > n else "narrow")
     _check_fit(est, X)
 
 

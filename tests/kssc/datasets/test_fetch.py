@@ -336,7 +336,7 @@ def test_interrupted_fetch_leaves_nothing(spec, tmp_path, monkeypatch):
     No data set folder, no staging folder, no partial file.
     """
     def interrupted(url, output_file, pooch_instance):
-        Path(output_file).write_bytes(b"PK\x03\x04 half an archive")
+        output_file.write(b"PK\x03\x04 half an archive")  # a capped writer (fetch._capped)
         raise KeyboardInterrupt
 
     monkeypatch.setattr(fetch_module, "_downloader", lambda url, progress: interrupted)
@@ -345,3 +345,35 @@ def test_interrupted_fetch_leaves_nothing(spec, tmp_path, monkeypatch):
         fetch_dataset(with_sources(spec, "http://127.0.0.1:9/toy.zip"), data / "toy",
                       progress=False)
     assert list(data.iterdir()) == []
+
+
+@pytest.mark.parametrize("archive", [False, True], ids=["one file", "archive"])
+def test_an_endless_source_stops_at_the_download_cap(tmp_path, spec, monkeypatch, archive):
+    # Issue 29.7: a file:///dev/zero source filled the disk.
+    monkeypatch.setattr(fetch_module, "_ARCHIVE_SLACK", 1 << 20)
+    data = b"x" * 1400
+    one = DatasetSpec("one", {"lib.mat": sha(data)}, {"lib.mat": len(data)}, ())
+    chosen = spec if archive else one
+    cap = fetch_module.download_cap(chosen)
+    assert cap == (4 * sum(spec.sizes.values()) + (1 << 20) if archive else 1400)
+    with pytest.raises(DownloadError, match=rf"file:///dev/zero.*sent more than {cap} bytes"):
+        fetch_dataset(with_sources(chosen, "file:///dev/zero"), tmp_path / "data" / "x",
+                      progress=False)
+    assert leftovers(tmp_path) == [] and not (tmp_path / "data" / "x").exists()
+
+
+def test_an_oversized_http_download_stops_at_the_cap(server, tmp_path):
+    base, served = server
+    data = b"MATLAB 5.0 MAT-file, pretend" * 50
+    (served / "huge.mat").write_bytes(data * 200)
+    one = DatasetSpec("one", {"lib.mat": sha(data)}, {"lib.mat": len(data)}, ())
+    with pytest.raises(DownloadError, match=rf"sent more than {len(data)} bytes"):
+        fetch_dataset(with_sources(one, f"{base}/huge.mat"), tmp_path / "one", progress=False)
+    assert leftovers(tmp_path) == []
+
+
+def test_default_sources_try_https_before_plain_http():
+    for name, sources in fetch_module.DEFAULT_SOURCES.items():
+        schemes = [source.split("://")[0] for source in sources]
+        assert schemes[0] == "https", name
+        assert schemes == sorted(schemes, key=lambda scheme: scheme != "https"), name
