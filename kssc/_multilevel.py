@@ -27,17 +27,27 @@ COARSE_SIZE = 5000
 _MIN_PER_VECTOR = 20
 
 
-def aggregation(P, n_vectors, coarse_size=COARSE_SIZE):
-    """Prolongation A (n x m CSR, A[i, a] = 1 if point i is in aggregate a) of P's graph."""
+def aggregate(graph):
+    """One aggregation step of a graph without its diagonal: (n x m CSR, one 1 per row).
+    pyamg leaves points without edges out; each gets an aggregate of its own (else its
+    start vector entries would be zero)."""
     import pyamg
 
+    step = pyamg.aggregation.standard_aggregation(graph)[0].tocsr().astype(np.float64)
+    alone = np.flatnonzero(np.diff(step.indptr) == 0)
+    extra = sp.csr_matrix((np.ones(alone.size), (alone, np.arange(alone.size))),
+                          shape=(step.shape[0], alone.size))
+    return sp.hstack([step, extra], format="csr")
+
+
+def aggregation(P, n_vectors, coarse_size=COARSE_SIZE):
+    """Prolongation A (n x m CSR, A[i, a] = 1 if point i is in aggregate a) of P's graph."""
     graph = sp.csr_matrix(P, copy=True)
     graph.setdiag(0.0)
     graph.eliminate_zeros()
     A = sp.identity(P.shape[0], format="csr")
     while A.shape[1] > coarse_size:
-        step = _singletons_kept(
-            pyamg.aggregation.standard_aggregation(graph)[0].tocsr().astype(np.float64))
+        step = aggregate(graph)
         if step.shape[1] < _MIN_PER_VECTOR * n_vectors or step.shape[1] == graph.shape[0]:
             break
         A = (A @ step).tocsr()
@@ -45,15 +55,6 @@ def aggregation(P, n_vectors, coarse_size=COARSE_SIZE):
         graph.setdiag(0.0)
         graph.eliminate_zeros()
     return A
-
-
-def _singletons_kept(step):
-    """The aggregation `step` with an aggregate of its own for every point it left out
-    (pyamg leaves points without edges out: their start vectors would be zero)."""
-    alone = np.flatnonzero(np.diff(step.indptr) == 0)
-    extra = sp.csr_matrix((np.ones(alone.size), (alone, np.arange(alone.size))),
-                          shape=(step.shape[0], alone.size))
-    return sp.hstack([step, extra], format="csr")
 
 
 def coarse_start(P, degrees, n_vectors, solve, coarse_size=COARSE_SIZE):
