@@ -21,9 +21,10 @@ from threadpoolctl import threadpool_limits
 
 from ._warnings import warn_caller
 
-# Aggregate until the coarse graph has at most this many points, never below _MIN_PER_VECTOR
-# aggregates per wanted vector (a coarser level may merge clusters: it is not taken).
-COARSE_SIZE = 5000
+# Aggregate until the coarse graph has at most this many points (ARPACK's range in
+# `kssc.spectral`), never below _MIN_PER_VECTOR aggregates per wanted vector (a coarser
+# level may merge clusters: it is not taken).
+COARSE_SIZE = 50_000
 _MIN_PER_VECTOR = 20
 
 
@@ -40,35 +41,43 @@ def aggregate(graph):
     return sp.hstack([step, extra], format="csr")
 
 
-def aggregation(P, n_vectors, coarse_size=COARSE_SIZE):
-    """Prolongation A (n x m CSR, A[i, a] = 1 if point i is in aggregate a) of P's graph."""
+def aggregation(P, n_vectors, coarse_size=None):
+    """Prolongation A (n x m CSR, A[i, a] = 1 if point i is in aggregate a) of P's graph;
+    `coarse_size` None: COARSE_SIZE."""
+    coarse_size = COARSE_SIZE if coarse_size is None else coarse_size
     graph = sp.csr_matrix(P, copy=True)
     graph.setdiag(0.0)
     graph.eliminate_zeros()
     A = sp.identity(P.shape[0], format="csr")
-    while A.shape[1] > coarse_size:
+    while graph.shape[0] > coarse_size:
         step = aggregate(graph)
         if step.shape[1] < _MIN_PER_VECTOR * n_vectors or step.shape[1] == graph.shape[0]:
             break
         A = (A @ step).tocsr()
+        if step.shape[1] <= coarse_size:
+            break  # the next graph is not needed
         graph = (step.T @ graph @ step).tocsr()
         graph.setdiag(0.0)
         graph.eliminate_zeros()
     return A
 
 
-def coarse_start(P, degrees, n_vectors, solve, coarse_size=COARSE_SIZE):
+def coarse_start(P, degrees, n_vectors, solve, coarse_size=None):
     """Orthonormal n x n_vectors start: the top eigenvectors of P restricted to the
     aggregates, prolonged; `solve(Pc, n_vectors)` returns the coarse (values, vectors)."""
     A = aggregation(P, n_vectors, coarse_size)
-    B = (sp.diags(np.sqrt(degrees)) @ A).tocsr()
-    mass = np.asarray(B.multiply(B).sum(axis=0)).ravel()
-    # Q = B diag(mass)^-1/2 has orthonormal columns: Q^T P Q is the coarse problem.
-    Q = (B @ sp.diags(1.0 / np.sqrt(mass))).tocsr()
-    coarse = (Q.T @ (P @ Q)).tocsr()
+    members = A.indices  # one aggregate per row
+    mass = np.bincount(members, weights=degrees, minlength=A.shape[1])
+    # Q = D^1/2 A diag(mass)^-1/2 (Q[i, members[i]] = q[i]) has orthonormal columns, and
+    # (Q^T P Q)[a, b] sums q_i P_ij q_j over i in a, j in b: one pass over P's entries.
+    q = np.sqrt(degrees / mass[members])
+    P = sp.csr_matrix(P)
+    rows = np.repeat(np.arange(P.shape[0]), np.diff(P.indptr))
+    coarse = sp.csr_matrix((P.data * q[rows] * q[P.indices],
+                            (members[rows], members[P.indices])), shape=(A.shape[1],) * 2)
     coarse = (coarse + coarse.T) / 2.0
     _, vectors = solve(coarse, n_vectors)
-    return Q @ vectors
+    return q[:, None] * vectors[members]
 
 
 def refine(P, start, tol, max_iter):

@@ -54,7 +54,8 @@ def test_coarse_start_is_orthonormal_and_near_the_eigenvectors():
     np.testing.assert_allclose(_cosines(reference, refined), 1.0, atol=1e-8)
 
 
-def test_multilevel_agrees_with_scipy_eigsh_and_arpack_labels():
+def test_multilevel_agrees_with_scipy_eigsh_and_arpack_labels(monkeypatch):
+    monkeypatch.setattr(_multilevel, "COARSE_SIZE", 1000)
     W, truth = _block_graph(10, 600, seed=2)
     P, degrees = _normalized_affinity(W)
     assert _multilevel.aggregation(P, 10).shape[1] < P.shape[0] / 2  # the route is taken
