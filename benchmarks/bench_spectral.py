@@ -1,13 +1,16 @@
-"""The spectral step's eigensolvers side by side on one k-SSC affinity (issue 12, part 3).
+"""The spectral step's eigensolvers side by side on one k-SSC affinity (issues 12 and 25).
 
-Run: python -m benchmarks.bench_spectral [--n 20000] [--affinity W.npz --labels y.npy]
-[--solvers arpack lobpcg-1e-3 lobpcg-1e-5]
-Without `--affinity` it fits KSSC(5) on bench_kssc's data (N points, D = 321, 5 subspaces of
-dimension 5) and uses its `affinity_matrix_`; with it, it loads a saved CSR affinity
-(`scipy.sparse.save_npz`), e.g. of the scale experiment's data. For ARPACK and for LOBPCG
-(AMG-preconditioned, at two tolerances) it prints the wall and CPU time of the n_clusters
-largest eigenpairs of the N-Cut matrix, the mat-vecs counted (a block of m vectors counts m),
-the largest eigenvalue difference to ARPACK's, and the clustering error of the N-Cut labels
+Run: python -m benchmarks.bench_spectral [--n 20000 | --scale N | --affinity W.npz --labels
+y.npy] [--solvers arpack multilevel-1e-3 ...]
+Without `--affinity` or `--scale` it fits KSSC(5) on bench_kssc's data (N points, D = 321, 5
+subspaces of dimension 5) and uses its `affinity_matrix_`; `--scale N` builds the affinity of
+the scale experiment's data (N points, D = 64, 10 subspaces; the paper's setting,
+conf/method/kssc.yaml) without its spectral step (about 4 minutes at 10^6 on the idle
+machine); `--affinity` loads a saved CSR affinity (`scipy.sparse.save_npz`). For ARPACK,
+for the multilevel route (coarse start and LOBPCG, at two tolerances) and for LOBPCG from a
+random start (AMG-preconditioned, at two tolerances) it prints the wall and CPU time of the
+n_clusters largest eigenpairs of the N-Cut matrix, the mat-vecs counted (ARPACK only), the
+largest eigenvalue difference to ARPACK's, and the clustering error of the N-Cut labels
 (Yu and Shi's discretisation, seed 0) against the truth and against ARPACK's labels.
 Timings on a loaded machine are inflated (CPU time less so): the load average is printed.
 """
@@ -22,11 +25,13 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
-from benchmarks.bench_kssc import tir_scale_data
+from benchmarks.bench_kssc import REPO, tir_scale_data
 from kssc import KSSC, clustering_error
 from kssc.spectral import _normalized_affinity, discretize, top_eigenvectors
 
 SOLVERS = {"arpack": {"solver": "arpack"},
+           "multilevel-1e-3": {"solver": "multilevel", "tol": 1e-3},
+           "multilevel-1e-4": {"solver": "multilevel", "tol": 1e-4},
            "lobpcg-1e-3": {"solver": "lobpcg", "tol": 1e-3},
            "lobpcg-1e-5": {"solver": "lobpcg", "tol": 1e-5}}
 
@@ -59,7 +64,8 @@ def compare(W, y, n_clusters, solvers=tuple(SOLVERS)):
     reference = None
     for name in solvers:
         options = SOLVERS[name]
-        # LOBPCG needs P itself for the AMG hierarchy; ARPACK goes through the counter.
+        # LOBPCG and the multilevel route need P itself for their aggregation; ARPACK goes
+        # through the counter.
         operator, count = counted(P)
         start, cpu = time.perf_counter(), time.process_time()
         values, vectors = top_eigenvectors(operator if options["solver"] == "arpack" else P,
@@ -74,9 +80,33 @@ def compare(W, y, n_clusters, solvers=tuple(SOLVERS)):
               f"{clustering_error(reference[1], labels):14.3f}", flush=True)
 
 
+def scale_affinity(n):
+    """W = |Z| + |Z|^T of the scale experiment's data (conf/experiment/scale.yaml, data seed
+    0) under the paper's setting, and the labels; the spectral step is not run."""
+    import yaml
+    from sklearn.utils import check_random_state
+
+    from kssc.affinity import symmetric_affinity
+    from kssc.datasets import make_union_of_subspaces
+
+    params = yaml.safe_load((REPO / "conf" / "method" / "kssc.yaml").read_text())
+    params.pop("_target_")
+    X, y = make_union_of_subspaces(n, ambient_dim=64, n_subspaces=10,
+                                   subspace_dims=[5, 6, 7, 8, 9, 10], noise=0.01,
+                                   random_state=0)[:2]
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        Z, _ = KSSC(10, **params)._representation(X, check_random_state(0))
+    print(f"scale data: N = {n:,}, representation {time.perf_counter() - start:.1f} s")
+    return symmetric_affinity(Z), y
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=20_000)
+    parser.add_argument("--scale", type=int, default=None,
+                        help="the scale experiment's data of this many points")
     parser.add_argument("--affinity", type=Path, help="a saved CSR affinity (.npz)")
     parser.add_argument("--labels", type=Path, help="its true labels (.npy)")
     parser.add_argument("--n-clusters", type=int, default=None)
@@ -85,6 +115,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.affinity is not None:
         W, y = sp.load_npz(args.affinity).tocsr(), np.load(args.labels)
+    elif args.scale is not None:
+        W, y = scale_affinity(args.scale)
     else:
         X, y = tir_scale_data(args.n)
         with warnings.catch_warnings():

@@ -5,8 +5,10 @@ owning the columns, giving W = |Z| + |Z|^T as row blocks. The N-Cut matrix
 P = D^-1/2 (W + 0.5 I) D^-1/2 (entries below 1e-6 dropped, d = row sums + 1, docs/protocol.md
 1.7) is built per block, entry for entry as `kssc.spectral._normalized_affinity` builds it,
 with its columns renumbered to the halo of rows the block touches. LOBPCG (`_eigen`) runs
-with its iterate in row blocks on the workers, from a uniform random start block drawn per
-block; Yu and Shi's discretisation then runs on the row blocks of the embedding. The client
+with its iterate in row blocks on the workers, from the coarse graph's eigenvectors
+(`_coarse`: the single machine's multilevel route, aggregated block by block) to the
+single machine's tolerance; Yu and Shi's discretisation then runs on the row blocks of the
+embedding. The client
 keeps only small matrices and the per-block bookkeeping, no array with a row per point.
 """
 
@@ -17,14 +19,16 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .._warnings import warn_caller
 from ..affinity import isolated_points
-from . import _eigen
+from ..spectral import _MULTILEVEL_TOL
+from . import _coarse, _eigen
 from ._blocks import RowBlocks, gather_rows, part
 
 _OFFSET = 0.5
 _THRESHOLD = 1e-6
 # LOBPCG on blocks of n_clusters + _GUARDS vectors, one halo exchange between the workers
-# per iteration, to this residual tolerance (about 85 iterations on the scale data).
-_TOL = 1e-8
+# per iteration, to the residual tolerance of the single machine's multilevel route (from a
+# random start at 1e-8 it took about 85 iterations on the scale data).
+_TOL = _MULTILEVEL_TOL
 _MAX_ITER = 500
 # Extra start vectors (guards): they speed up the wanted vectors' convergence (N = 20,000 of
 # the scale data, 10 clusters: 82 iterations with none, 62 with 4, 55 with 10), for work
@@ -91,11 +95,6 @@ def ncut_block(W, own_degrees, *halo_degrees):
     W = sp.csr_matrix((W.data, compact.ravel(), W.indptr), shape=(W.shape[0], cols.size))
     column_scale = 1.0 / np.sqrt(np.concatenate(halo_degrees))
     return (sp.diags(1.0 / np.sqrt(own_degrees)) @ W @ sp.diags(column_scale)).tocsr()
-
-
-def start_block(n_rows, n_vectors, seed):
-    """A block of LOBPCG's start: uniform on [-1, 1], drawn from this block's seed."""
-    return np.random.RandomState(seed).uniform(-1.0, 1.0, (n_rows, n_vectors))
 
 
 def column_squares(V, degrees):
@@ -177,6 +176,10 @@ def ncut_operator(client, W, degrees):
         halo.append(pieces)
     sizes = np.array(sizes)
     return _eigen.HaloOperator(blocks, halo), int(sizes.sum() - np.trace(sizes))
+
+
+def _width(block):
+    return block.shape[1]
 
 
 def _sizes(local):
@@ -285,10 +288,9 @@ def ncut_embedding(client, W, degrees, n_clusters, rng):
     warns when LOBPCG stops short of its tolerance."""
     n = W.n_rows
     operator, moved_rows = ncut_operator(client, W, degrees)
-    seeds = rng.randint(np.iinfo(np.int32).max, size=len(W.futures))
-    width = min(n_clusters + _GUARDS, n)
-    start = [client.submit(start_block, b - a, width, seed)
-             for (a, b), seed in zip(W.spans(), seeds, strict=True)]
+    start = _coarse.coarse_start(client, operator, W, degrees, min(n_clusters + _GUARDS, n - 1),
+                                 rng)
+    width = client.submit(_width, start[0]).result()
     _, vectors, converged, n_iter = _eigen.lobpcg(client, operator, start, n_clusters, _TOL,
                                                   _MAX_ITER)
     if not converged:
@@ -301,7 +303,8 @@ def ncut_embedding(client, W, degrees, n_clusters, rng):
     V = [part(client, s, 0) for s in steps]
     first = client.submit(_eigen.take, V[0], 0).result()
     factors = np.sqrt(n) / norms * np.where(first > 0, -1.0, 1.0)
-    moved = moved_rows * width * 8 * (n_iter + 2)
+    # The coarse matrix's exchange moves (aggregate, q) of each halo row: 16 bytes.
+    moved = moved_rows * (width * 8 * (n_iter + 2) + 16)
     return RowBlocks([client.submit(scale_columns, v, factors) for v in V], W.bounds), moved
 
 

@@ -77,3 +77,17 @@ def test_distributed_model_recovers_a_linear_cost_and_divides_it_by_workers():
     bound = bench.shuffle_bound(1000, 1)
     assert bound["eigen_halo per iteration"] == 0  # one worker: no halo crosses
     assert bound["transpose"] == 1000 * 20 * 16
+
+
+def test_bench_cores_records_the_threads_each_stage_ran_on(tmp_path):
+    pytest.importorskip("pandas")
+    frame = _load("bench_cores").main(["--n-per-subspace", "40", "--methods", "kssc_relaxed",
+                                       "kssc_admm", "--output", str(tmp_path / "cores.csv")])
+    assert list(frame.method) == ["kssc_relaxed", "kssc_relaxed", "kssc_admm", "kssc_admm"]
+    assert list(frame.cores) == [1, 2, 1, 2]
+    # Coefficients: in this process, on one BLAS thread, one chunk per joblib thread at
+    # n_jobs = 2; the eigensolver on one BLAS thread.
+    assert (frame.coef_processes == 1).all() and (frame.coef_blas_threads == 1).all()
+    assert (frame.loc[frame.cores == 2, "coef_calls"] >= 2).all()
+    assert (frame.eigen_blas_threads == 1).all()
+    assert (tmp_path / "cores.csv").is_file()

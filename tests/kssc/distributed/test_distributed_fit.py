@@ -23,6 +23,7 @@ from kssc import distributed as kd  # noqa: E402
 from kssc.affinity import coefficients_to_sparse  # noqa: E402
 from kssc.datasets import make_union_of_subspaces  # noqa: E402
 from kssc.distributed import _blocks as kd_blocks  # noqa: E402
+from kssc.distributed import _coarse as kd_coarse  # noqa: E402
 from kssc.distributed import _eigen  # noqa: E402
 from kssc.distributed import _fit as kd_fit  # noqa: E402
 from kssc.distributed import _spectral as kd_spectral  # noqa: E402
@@ -142,6 +143,34 @@ def test_lobpcg_on_row_blocks_matches_arpack_on_the_ncut_matrix(client):
     # The same invariant subspace: the projection of V onto the reference basis keeps V.
     np.testing.assert_allclose(basis @ (basis.T @ V), V, atol=1e-6)
     np.testing.assert_allclose(V.T @ V, np.eye(3), atol=1e-8)
+
+
+def test_coarse_start_is_the_coarse_ritz_basis_near_arpacks_eigenvectors(client):
+    X, _ = _data(n=600, seed=4)
+    W = KSSC(n_clusters=3, **SERIAL).fit(X).affinity_matrix_.tocsr()
+    bounds = np.array([0, 250, 600])
+    spans = list(zip(bounds[:-1], bounds[1:], strict=True))
+    blocks = kd_blocks.RowBlocks(client.scatter([W[a:b] for a, b in spans]), bounds)
+    P, degrees = normalized_affinity(W)
+    degree_blocks = kd_blocks.RowBlocks(
+        client.scatter([degrees[a:b] for a, b in spans]), bounds)
+    operator, _ = kd_spectral.ncut_operator(client, blocks, degree_blocks)
+    start = np.concatenate(client.gather(
+        kd_coarse.coarse_start(client, operator, blocks, degree_blocks, 5, 0)))
+    assert start.shape == (600, 5)
+    np.testing.assert_allclose(start.T @ start, np.eye(5), atol=1e-10)
+    # Within an aggregate every start vector is proportional to sqrt(degree).
+    members = np.concatenate([
+        kd_coarse.local_aggregation(W[a:b], a, b, degrees[a:b])[0] + 1000 * i
+        for i, (a, b) in enumerate(spans)])
+    scaled = start / np.sqrt(degrees)[:, None]
+    for aggregate in np.unique(members):
+        rows = scaled[members == aggregate]
+        np.testing.assert_allclose(rows, rows[:1].repeat(len(rows), axis=0), atol=1e-12)
+    # The start is near the wanted eigenvectors (scipy's ARPACK as the reference).
+    basis = scipy.sparse.linalg.eigsh(P, k=3, which="LA")[1]
+    cosines = np.linalg.svd(basis.T @ start, compute_uv=False)
+    assert cosines.min() > 0.9
 
 
 def test_lobpcg_on_row_blocks_survives_a_basis_wider_than_the_matrix(client):

@@ -1,0 +1,119 @@
+"""Every solver on 1 and 2 cores, with the thread counts each stage actually ran on (issue 25, 4).
+
+The runtime_cores setting (`conf/experiment/runtime_cores.yaml`): N = 1,000 (--n-per-subspace
+200, 5 subspaces of dimension 4 in D = 500), k = 6. "c cores" is what the experiment sets:
+BLAS and numba limited to c threads and n_jobs = c for estimators that take it. Each method
+is first fitted once, untimed, on a slice. Probes wrapped around the kernels record, while the
+fit runs, the BLAS threads (threadpoolctl), numba's threads, and the processes and threads
+joblib ran the coefficient chunks on; the eigensolver's BLAS threads in the spectral step.
+
+Run: python -m benchmarks.bench_cores [--n-per-subspace 200] [--output x.csv]
+Prints one row per (solver, cores); asserts nothing. Timings on a loaded machine are noisy:
+the load average is printed.
+"""
+
+import argparse
+import os
+import threading
+import time
+import warnings
+from contextlib import ExitStack
+from pathlib import Path
+from unittest import mock
+
+import numba
+import pandas as pd
+from threadpoolctl import threadpool_info, threadpool_limits
+
+from kssc import ADMM, KSSC, clustering_error, representation, spectral
+from kssc.baselines import SSC, _ssc_solvers
+from kssc.datasets import make_runtime_data
+
+_KSSC = {"n_neighbors": 6, "neighbor_pcs": 0, "n_random": 0, "lam": 0.1, "lam_mode": "absolute",
+         "normalize": True, "affinity": "symmetric", "metric": "euclidean", "tol": 1e-6,
+         "max_iter": 200}
+_SSC = {"lam": 0.1, "lam_mode": "absolute", "positive": True, "normalize": True,
+        "affinity": "symmetric", "column_wise": True, "tol": 1e-6, "max_iter": 200}
+METHODS = {
+    "kssc_relaxed": lambda c: KSSC(5, solver="relaxed", positive=True, n_jobs=c, **_KSSC),
+    "kssc_exact": lambda c: KSSC(5, solver="exact", positive=False, n_jobs=c, **_KSSC),
+    "kssc_admm": lambda c: KSSC(5, solver=ADMM(), positive=False, n_jobs=c, **_KSSC),
+    "ssc_relaxed_par": lambda c: SSC(5, solver="relaxed", **_SSC),
+    "ssc_exact_par": lambda c: SSC(5, solver="exact", **_SSC),
+}
+# Where the probes go: the functions each stage calls with its thread limits in force.
+_COEFFICIENT_KERNELS = [(representation, "_solve_chunk"), (representation, "_admm_each"),
+                        (representation, "_admm_advance"), (_ssc_solvers, "_ssc_fista"),
+                        (_ssc_solvers, "_ssc_ladmpsap")]
+_EIGENSOLVERS = [(spectral, "eigh"), (spectral, "eigsh")]
+
+
+def _blas_threads():
+    return max((p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"),
+               default=0)
+
+
+def _probe(module, name, log):
+    original = getattr(module, name)
+
+    def probed(*args, **kwargs):
+        log.append({"pid": os.getpid(), "thread": threading.get_ident(),
+                    "blas": _blas_threads(), "numba": numba.get_num_threads()})
+        return original(*args, **kwargs)
+
+    return mock.patch.object(module, name, probed)
+
+
+def measure(name, cores, X, y):
+    make = METHODS[name]
+    coefficients, eigen = [], []
+    with threadpool_limits(limits=cores), ExitStack() as stack:
+        previous = numba.get_num_threads()
+        numba.set_num_threads(cores)
+        stack.callback(numba.set_num_threads, previous)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            make(cores).fit(X[::16])
+            for module, kernel in _COEFFICIENT_KERNELS:
+                stack.enter_context(_probe(module, kernel, coefficients))
+            for module, kernel in _EIGENSOLVERS:
+                stack.enter_context(_probe(module, kernel, eigen))
+            start = time.perf_counter()
+            model = make(cores).fit(X)
+            elapsed = time.perf_counter() - start
+    timings = getattr(model, "timings_", {}) or {}
+    return {"method": name, "cores": cores, "time_fit_s": elapsed,
+            "time_coefficients_s": timings.get("coefficients", timings.get("representation")),
+            "time_spectral_s": timings.get("spectral"),
+            "error_pct": clustering_error(y, model.labels_),
+            "coef_calls": len(coefficients),
+            "coef_processes": len({c["pid"] for c in coefficients}),
+            "coef_threads": len({c["thread"] for c in coefficients}),
+            "coef_blas_threads": max((c["blas"] for c in coefficients), default=None),
+            "coef_numba_threads": max((c["numba"] for c in coefficients), default=None),
+            "eigen_blas_threads": max((c["blas"] for c in eigen), default=None)}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n-per-subspace", type=int, default=200)
+    parser.add_argument("--cores", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
+    parser.add_argument("--output", type=Path, default=None)
+    args = parser.parse_args(argv)
+    X, y = make_runtime_data(args.n_per_subspace, ambient_dim=500, subspace_dim=4,
+                             n_subspaces=5, mean=0.25, var=0.001, noise=0.05,
+                             random_state=0)[:2]
+    print(f"N = {len(y):,}, D = 500; load average {os.getloadavg()[0]:.1f} "
+          f"on {os.cpu_count()} cores")
+    rows = [measure(name, cores, X, y) for name in args.methods for cores in args.cores]
+    frame = pd.DataFrame(rows)
+    with pd.option_context("display.width", 200, "display.max_columns", None):
+        print(frame.to_string(index=False, float_format="{:.3f}".format))
+    if args.output is not None:
+        frame.to_csv(args.output, index=False)
+    return frame
+
+
+if __name__ == "__main__":
+    main()

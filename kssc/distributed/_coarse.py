@@ -1,0 +1,74 @@
+"""LOBPCG's start on row blocks from a coarse graph: `kssc._multilevel` block by block.
+
+Each row block aggregates the graph of its own rows (one `_multilevel.aggregate` step on the
+block's diagonal part), so the prolongation Q = D^1/2 A diag(mass)^-1/2 is block diagonal and
+every point's column of Q is one number q_i at its aggregate's index. The coarse matrix
+Q^T P Q is summed over the blocks from their rows of P and the (aggregate, q) of their halo
+rows, the exchange a product with P moves; the client solves it (an aggregate per row, not
+a point) and sends each block its aggregates' rows of the coarse eigenvectors.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+from .. import _multilevel
+from ..spectral import top_eigenvectors
+from ._blocks import part
+
+_THRESHOLD = 1e-6
+
+
+def local_aggregation(W, start, stop, degrees):
+    """This block's aggregate of each row (local numbers), q_i and the number of aggregates."""
+    graph = W[:, start:stop].tocsr()
+    graph.data[np.abs(graph.data) <= _THRESHOLD] = 0.0
+    graph.setdiag(0.0)
+    graph.eliminate_zeros()
+    step = _multilevel.aggregate(graph)
+    members = step.indices  # one aggregate per row
+    mass = np.bincount(members, weights=degrees, minlength=step.shape[1])
+    return members, np.sqrt(degrees / mass[members]), step.shape[1]
+
+
+def labelled(members, q, offset):
+    """(global aggregate, q) of each row as an n_b x 2 array, for the halo exchange."""
+    return np.column_stack([members + offset, q])
+
+
+def take(block, local):
+    return block[local]
+
+
+def coarse_rows(P_block, own, n_coarse, *halo):
+    """This block's part of Q^T P Q (n_coarse x n_coarse, sparse)."""
+    pieces = np.concatenate(halo)
+    spread = sp.csr_matrix((pieces[:, 1], (np.arange(len(pieces)), pieces[:, 0].astype(int))),
+                           shape=(len(pieces), n_coarse))
+    gather = sp.csr_matrix((own[:, 1], (own[:, 0].astype(int), np.arange(len(own)))),
+                           shape=(n_coarse, len(own)))
+    return (gather @ (P_block @ spread)).tocsr()
+
+
+def prolong(own, vectors):
+    """This block's rows of Q V (V: the coarse vectors)."""
+    return own[:, 1:2] * vectors[own[:, 0].astype(int)]
+
+
+def coarse_start(client, operator, W, degrees, width, random_state):
+    """Row blocks (futures) of an orthonormal n x width start (module docstring)."""
+    found = [client.submit(local_aggregation, w, a, b, d)
+             for w, (a, b), d in zip(W.futures, W.spans(), degrees.futures, strict=True)]
+    sizes = client.gather([part(client, f, 2) for f in found])
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    n_coarse = int(offsets[-1])
+    own = [client.submit(labelled, part(client, f, 0), part(client, f, 1), int(offset))
+           for f, offset in zip(found, offsets[:-1], strict=True)]
+    rows = [client.submit(coarse_rows, block, own[b], n_coarse,
+                          *[client.submit(take, own[c], local) for c, local in pieces])
+            for b, (block, pieces) in enumerate(zip(operator.blocks, operator.halo,
+                                                    strict=True))]
+    coarse = sum(client.gather(rows))
+    coarse = ((coarse + coarse.T) / 2.0).tocsr()
+    _, vectors = top_eigenvectors(coarse, min(width, n_coarse - 1), random_state)
+    shared = client.scatter(vectors, broadcast=True)
+    return [client.submit(prolong, o, shared) for o in own]

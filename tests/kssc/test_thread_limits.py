@@ -1,0 +1,80 @@
+"""The thread counts inside the stages (issue 25, item 4): what makes two cores no slower
+than one is checked here by its mechanism, never by timing."""
+
+import os
+import threading
+
+import numpy as np
+import pytest
+from threadpoolctl import threadpool_info, threadpool_limits
+
+from kssc import representation, spectral
+from kssc.admm import ADMM
+from kssc.representation import kssc_coefficients
+from kssc.spectral import _normalized_affinity, top_eigenvectors
+
+
+def _blas_threads():
+    return max((p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"),
+               default=1)
+
+
+def _block_affinity(n=300, blocks=3, seed=0):
+    rng = np.random.default_rng(seed)
+    labels = np.repeat(np.arange(blocks), n // blocks)
+    W = np.where(labels[:, None] == labels[None, :], rng.uniform(0.5, 1, (n, n)), 0.01)
+    W = (W + W.T) / 2
+    np.fill_diagonal(W, 0)
+    return W
+
+
+def test_dense_eigensolver_runs_on_one_blas_thread(monkeypatch):
+    seen, original = [], spectral.eigh
+
+    def probe(*args, **kwargs):
+        seen.append(_blas_threads())
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(spectral, "eigh", probe)
+    P, _ = _normalized_affinity(_block_affinity())
+    with threadpool_limits(limits=2, user_api="blas"):
+        values, vectors = top_eigenvectors(P, 3)
+    assert seen and set(seen) == {1}
+    # The result is still the eigendecomposition numpy's own solver gives.
+    reference = np.linalg.eigvalsh(P.toarray())[::-1][:3]
+    np.testing.assert_allclose(values, reference, atol=1e-10)
+
+
+def _problem(n=400, d=30, k=8, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    indices = np.stack([rng.choice(np.delete(np.arange(n), i), k, replace=False)
+                        for i in range(n)])
+    return X, indices
+
+
+@pytest.mark.parametrize("solver", ["relaxed", "exact", "admm"])
+def test_n_jobs_runs_chunks_in_threads_of_this_process_on_one_blas_thread(solver, monkeypatch):
+    X, indices = _problem()
+    name = "_admm_each" if solver == "admm" else "_solve_chunk"
+    original = getattr(representation, name)
+    calls = []
+
+    def probe(*args, **kwargs):
+        calls.append((os.getpid(), threading.get_ident(), _blas_threads()))
+        return original(*args, **kwargs)
+
+    make = (lambda: ADMM(stopping="each")) if solver == "admm" else (lambda: solver)
+    serial = kssc_coefficients(X, indices, 0.05, solver=make(), positive=True)
+    monkeypatch.setattr(representation, name, probe)
+    with threadpool_limits(limits=2, user_api="blas"):
+        threaded = kssc_coefficients(X, indices, 0.05, solver=make(), positive=True, n_jobs=2)
+    # One chunk per worker at least, every one in this process (no worker process has to
+    # import numba inside the fit), each on one BLAS thread.
+    assert len(calls) >= 2
+    assert {pid for pid, _, _ in calls} == {os.getpid()}
+    assert {blas for _, _, blas in calls} == {1}
+    # Chunking does not change any point's code: the serial run is the reference.
+    for a, b in zip(serial, threaded, strict=True):
+        np.testing.assert_array_equal(a, b)
