@@ -89,19 +89,30 @@ def probe(name, results=None):
 
 
 def sidecar_problem(results, name, meta):
-    """Why the sidecar `meta` does not describe results/<name>.csv, or None when it does."""
+    """Why the sidecar `meta` does not describe results/<name>.csv, or None when it does.
+
+    Only the trial rows are checked here: a summary table that differs from the one the
+    sidecar vouches for is rewritten from the rows (`status` says "resummarise")."""
     if meta is None or not (Path(results) / f"{name}.csv").exists():
         return "missing"
-    if meta.get("files") != _io.bound_files(results, name):
-        return "files differ from the ones the sidecar was written with"
+    files = _io.bound_files(results, name)
+    if (meta.get("files") or {}).get(f"{name}.csv") != files[f"{name}.csv"]:
+        return "the CSV differs from the one the sidecar was written with"
     config_part = str(meta.get("fingerprint", "")).split("-")[0]
     if _io.config_hash(_fingerprint.result_config(meta.get("config") or {})) != config_part:
         return "the sidecar's fingerprint is not that of its own config"
     return None
 
 
+def _table_bound(results, name, meta):
+    """Whether the summary table is the one the sidecar vouches for (or both are absent)."""
+    return (meta.get("files") or {}).get(f"{name}_table.csv") == \
+        _io.bound_files(results, name).get(f"{name}_table.csv")
+
+
 def status(results, name, cfg):
-    """"current", "resummarise" (rows current, summary code changed) or why it is stale."""
+    """"current", "resummarise" (rows current; the summary code changed, or the table is not
+    the one the sidecar vouches for) or why the results are stale."""
     meta = _io.read_meta(results, name)
     problem = sidecar_problem(results, name, meta)
     if problem:
@@ -112,13 +123,14 @@ def status(results, name, cfg):
     code = _fingerprint.code_digest(name)
     recorded = meta.get("probe") or {}
     if meta["fingerprint"].split("-")[-1] == code or recorded.get("code") == code:
-        return "current"
+        return "current" if _table_bound(results, name, meta) else "resummarise"
     if recorded.get("rows") is None:
         return "code differs and the sidecar records no probe"
     now = probe(name)
     if now["rows"] != recorded["rows"]:
         return "code differs and computes other numbers (probe)"
-    return "current" if now["table"] == recorded.get("table") else "resummarise"
+    same_table = now["table"] == recorded.get("table") and _table_bound(results, name, meta)
+    return "current" if same_table else "resummarise"
 
 
 def current_profile(results, name, profile):

@@ -41,7 +41,7 @@ from kssc.metrics import clustering_error
 from kssc.presets import PRESETS, preset_params
 
 from ._bootstrap import bootstrap_mean
-from ._runner import Experiment, data_seed, method_seed
+from ._trial import Experiment, data_seed, method_seed
 from .yale_grouped import subject_combinations
 
 AUTO, AUTO_GAP = "auto", "auto_eigengap"

@@ -22,7 +22,7 @@ from sklearn.model_selection import train_test_split
 from kssc.datasets import yaleb_subject_images
 from kssc.presets import PRESETS, preset_params
 
-from ._runner import Experiment, data_seed, method_seed, summarise_by
+from ._trial import Experiment, data_seed, method_seed, summarise_by
 
 
 def tasks(exp, data_dir=None):

@@ -95,7 +95,21 @@ def test_a_csv_replaced_under_its_sidecar_is_recomputed(tmp_path, capsys):
     capsys.readouterr()
     suite.main(suite_args(results, figures))
     out = capsys.readouterr().out
-    assert "complexity: running" in out and "files differ" in out
+    assert "complexity: running" in out and "the CSV differs" in out
+
+
+def test_an_edited_summary_table_is_rewritten_from_the_rows(tmp_path, capsys):
+    results, figures = tmp_path / "results", tmp_path / "figures"
+    suite.main(suite_args(results, figures))
+    table = results / "complexity_table.csv"
+    good, first_mtime = table.read_text(), (results / "complexity.csv").stat().st_mtime_ns
+    table.write_text(good.replace("ssc", "edited", 1))
+    capsys.readouterr()
+    suite.main(suite_args(results, figures))
+    out = capsys.readouterr().out
+    assert "summary table rewritten" in out and "complexity: running" not in out
+    assert table.read_text() == good
+    assert (results / "complexity.csv").stat().st_mtime_ns == first_mtime
 
 
 def test_a_fingerprint_pasted_into_another_sidecar_is_recomputed(tmp_path, capsys):

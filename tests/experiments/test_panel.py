@@ -9,7 +9,7 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from experiments import _fingerprint, panel
-from experiments._runner import method_seed
+from experiments._trial import method_seed
 from experiments.run import run
 from kssc.auto import AutoKSSC
 from support import CONF_DIR, real_data
