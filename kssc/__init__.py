@@ -5,7 +5,7 @@ from ._validation import DegenerateFitWarning
 from .admm import ADMM
 from .estimator import KSSC
 from .metrics import clustering_error, psnr
-from .neighbours import nearest_neighbours
+from .neighbours import nearest_neighbors, nearest_neighbours  # noqa: F401 (deprecated alias)
 from .spectral import estimate_n_clusters, ncut, spectral_clustering
 
 __version__ = "0.1.0"
@@ -19,7 +19,7 @@ __all__ = [
     "clustering_error",
     "estimate_n_clusters",
     "ncut",
-    "nearest_neighbours",
+    "nearest_neighbors",
     "psnr",
     "spectral_clustering",
 ]

@@ -17,8 +17,8 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ._exact import exact_search
 from ._warnings import warn_caller
-from .neighbours import exact_neighbours
 
 _LISTS_PER_SQRT_N = 4  # default nlist: about 4 sqrt(n) inverted lists
 _FIRST_PROBE = 16  # the adapted nprobe starts here and doubles
@@ -47,13 +47,13 @@ class NeighborRecallWarning(UserWarning):
     Examples
     --------
     >>> import warnings
-    >>> from kssc import IVF, NeighborRecallWarning, nearest_neighbours
+    >>> from kssc import IVF, NeighborRecallWarning, nearest_neighbors
     >>> from kssc.datasets import make_union_of_subspaces
     >>> X, _ = make_union_of_subspaces(5000, ambient_dim=30, n_subspaces=2,
     ...                                subspace_dims=[25], noise=0.01, random_state=0)
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
-    ...     _ = nearest_neighbours(X, 10, algorithm=IVF(nprobe=1), random_state=0)
+    ...     _ = nearest_neighbors(X, 10, algorithm=IVF(nprobe=1), random_state=0)
     >>> any(issubclass(w.category, NeighborRecallWarning) for w in caught)
     True
     """
@@ -63,7 +63,7 @@ class NeighborRecallWarning(UserWarning):
 class IVF:
     """An approximate neighbour index (faiss ``IndexIVFFlat``) and its recall check.
 
-    The `neighbor_algorithm` of `KSSC` and the `algorithm` of `nearest_neighbours`
+    The `neighbor_algorithm` of `KSSC` and the `algorithm` of `nearest_neighbors`
     ("approximate" is ``IVF()``). The points are split into `nlist` inverted lists by
     k-means; a query scans its `nprobe` nearest lists. At fit time the exact neighbours of
     `recall_sample` random points are searched (O(recall_sample * n * D)) and the recall,
@@ -89,7 +89,7 @@ class IVF:
     See Also
     --------
     KSSC : Takes an IVF as its `neighbor_algorithm`.
-    nearest_neighbours : Takes an IVF as its `algorithm`.
+    nearest_neighbors : Takes an IVF as its `algorithm`.
 
     Examples
     --------
@@ -191,11 +191,11 @@ def _search_rows(index, X_unit, X32, rows, n_neighbors, metric):
         indices[part], sims[part], short = _best_other(X_unit, rows[part], candidates, k, metric)
         if short.any():
             redo = np.flatnonzero(short) + start
-            indices[redo], sims[redo] = exact_neighbours(X_unit, k, metric, rows=rows[redo])
+            indices[redo], sims[redo] = exact_search(X_unit, k, metric, rows=rows[redo])
     return indices, sims
 
 
-def neighbour_recall(found, exact, tol=_RECALL_TOL):
+def neighbor_recall(found, exact, tol=_RECALL_TOL):
     """Mean share of the found neighbours at least as similar as the exact k-th one.
 
     `found` and `exact` hold the similarities (n, k) of the found and of the exact
@@ -205,7 +205,7 @@ def neighbour_recall(found, exact, tol=_RECALL_TOL):
     return float(np.mean(found >= exact[:, -1:] - tol))
 
 
-def approximate_neighbours(X_unit, n_neighbors, metric="euclidean", index=None,
+def approximate_search(X_unit, n_neighbors, metric="euclidean", index=None,
                            random_state=None):
     """Approximate k most similar other points of every unit-norm row of `X_unit`.
 
@@ -237,16 +237,16 @@ def approximate_neighbours(X_unit, n_neighbors, metric="euclidean", index=None,
     n_probe = min(n_lists, settings.nprobe or _FIRST_PROBE)
     recall = float("nan")
     if sample.size:
-        exact = exact_neighbours(X32, k, metric, rows=sample)[1]
+        exact = exact_search(X32, k, metric, rows=sample)[1]
         while True:
             ivf.nprobe = n_probe
-            recall = neighbour_recall(_search_rows(ivf, X_unit, X32, sample, k, metric)[1], exact)
+            recall = neighbor_recall(_search_rows(ivf, X_unit, X32, sample, k, metric)[1], exact)
             if settings.nprobe or recall >= settings.target_recall or n_probe >= n_lists:
                 break
             n_probe = min(2 * n_probe, n_lists)
             if n_probe > _EXACT_FROM_SHARE * n_lists:
                 del ivf
-                indices, sims = exact_neighbours(X_unit, k, metric)
+                indices, sims = exact_search(X_unit, k, metric)
                 return indices, sims, {"algorithm": "exact", "nlist": n_lists, "nprobe": None,
                                        "recall": 1.0, "recall_sample": int(sample.size)}
     ivf.nprobe = n_probe

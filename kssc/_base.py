@@ -9,11 +9,11 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
+from ._exact import rescore
 from ._progress import ProgressMixin
 from ._validation import check_n_clusters, normalize_rows, warn_degenerate
 from ._warnings import warn_caller
 from .affinity import isolated_points, symmetric_affinity
-from .neighbours import rescore
 from .spectral import ASSIGN_LABELS, spectral_clustering
 
 # Rows of the data read (and cast to float64) at a time when scaling them to unit norm.

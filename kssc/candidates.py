@@ -11,7 +11,7 @@ be a chain that N-Cut cuts in the middle. Every function here runs in O(n k) mem
 import numpy as np
 
 from ._validation import check_n_neighbors, normalize_rows
-from .neighbours import search_neighbours
+from .neighbours import search_neighbors
 
 _BLOCK_BYTES = 64 * 2**20
 # Up to this many points the random candidates come from random keys over all points (the
@@ -126,7 +126,7 @@ def candidate_sets(X, n_neighbors, *, neighbor_pcs=0, n_random=0, metric="euclid
         Extra distinct random other points per row (at most as many as are left).
     metric : {"euclidean", "abs_cosine", "l2"}
         "euclidean" and "abs_cosine" on unit vectors; "l2" the Euclidean distance of the
-        points as given (`kssc.neighbours.search_neighbours`, exact for "l2").
+        points as given (`kssc.neighbours.search_neighbors`, exact for "l2").
     algorithm : {"exact", "approximate"} or IVF
         Search of the unit-vector metrics.
     unit_rows : bool, default=False
@@ -135,7 +135,7 @@ def candidate_sets(X, n_neighbors, *, neighbor_pcs=0, n_random=0, metric="euclid
         Draws the random candidates (and seeds an approximate search).
 
     Returns (indices (n, k), search): `search` is the last view's search report
-    (`kssc.neighbours.search_neighbours`) with "recall" the lowest over the views (1.0 when
+    (`kssc.neighbours.search_neighbors`) with "recall" the lowest over the views (1.0 when
     all are exact; NaN when an index did not measure it).
     """
     n = X.shape[0]
@@ -148,7 +148,7 @@ def candidate_sets(X, n_neighbors, *, neighbor_pcs=0, n_random=0, metric="euclid
         wanted = indices.shape[1] + count
         if metric != "l2" and not (unit_rows and Q is X):
             Q = normalize_rows(Q)[0]
-        found, _, search = search_neighbours(Q, wanted, metric,
+        found, _, search = search_neighbors(Q, wanted, metric,
                                              "exact" if metric == "l2" else algorithm,
                                              random_state=random_state)
         recall = float(np.minimum(recall, search["recall"]))

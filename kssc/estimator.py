@@ -133,7 +133,7 @@ class KSSC(SelfExpressiveClustering):
     See Also
     --------
     baselines.SSC : Sparse subspace clustering over all points (memory O(n^2)).
-    nearest_neighbours : The neighbour filter k-SSC codes each point over.
+    nearest_neighbors : The neighbour filter k-SSC codes each point over.
     spectral_clustering : The spectral step applied to the affinity.
 
     Examples
