@@ -10,6 +10,7 @@ use it.
 """
 
 from concurrent.futures import ThreadPoolExecutor
+from threading import Lock
 
 import numpy as np
 from joblib import cpu_count
@@ -20,6 +21,8 @@ _BLOCK_BYTES = 128 * 2**20
 # Neighbour vectors gathered at a time to re-score the chosen candidates: small chunks stay
 # in cache and reuse their memory (1.7x faster than 64 MiB ones at D = 321).
 _RESCORE_BYTES = 2**20
+# Rows re-scored per task.
+_RESCORE_ROWS = 4096
 # Rows copied (and centred) into the float32 search database at a time.
 _COPY_ROWS = 2**16
 
@@ -52,32 +55,6 @@ def _scores(queries, database, metric, half_sq_norms, out):
     return S
 
 
-def _top_k(S, k, group):
-    """Column indices of the k largest entries of every row of S (unordered).
-
-    Exact two-stage selection: split the columns into groups of `group` (group g: columns
-    g, g + n_groups, g + 2 n_groups, ..., so that the group maxima are an elementwise maximum
-    of contiguous slabs); the k largest entries lie in the k groups with the largest maxima,
-    or in the last columns that fill no slab, so a partition of the group maxima and then of
-    at most (k + 1) * group candidates replaces a partition of every row (several times
-    faster).
-    """
-    rows, width = S.shape
-    n_groups = width // group
-    if n_groups <= k:
-        return np.argpartition(S, width - k, axis=1)[:, width - k:]
-    body = n_groups * group
-    maxima = S[:, :body].reshape(rows, group, n_groups).max(axis=1)
-    top_groups = np.argpartition(maxima, n_groups - k, axis=1)[:, n_groups - k:]
-    candidates = (top_groups[:, :, None] + n_groups * np.arange(group)).reshape(rows, -1)
-    if body < width:
-        tail = np.broadcast_to(np.arange(body, width), (rows, width - body))
-        candidates = np.hstack([candidates, tail])
-    values = np.take_along_axis(S, candidates, 1)
-    chosen = np.argpartition(values, values.shape[1] - k, axis=1)[:, values.shape[1] - k:]
-    return np.take_along_axis(candidates, chosen, 1)
-
-
 def rescore(points, X, found, metric="euclidean"):
     """Float64 scores of every row of `points` (b, D) against its candidates X[found] (b, k).
 
@@ -108,6 +85,80 @@ def _n_workers(n_blocks):
     return max(1, min(cpu_count(), n_blocks))
 
 
+def _run(tasks, workers):
+    """Call every task, on `workers` threads with a single-threaded BLAS each (both cores
+    multiply and select at once)."""
+    if workers == 1:
+        for task in tasks:
+            task()
+        return
+    with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
+        list(pool.map(lambda task: task(), tasks))
+
+
+def _symmetric_top_k(database, k, metric, half_sq_norms, block):
+    """Float32 top-k (unordered) of every row of `database` against all others, computing
+    each pair of row blocks (I, J), J >= I, once: its product updates I's rows and, by
+    columns, J's rows (half the flops of a row-block search). One lock per row block."""
+    from ._topk import empty_top_k, update_columns, update_rows
+
+    n = database.shape[0]
+    starts = list(range(0, n, block))
+    pairs = [(i, j) for a, i in enumerate(starts) for j in starts[a:]]
+    workers = _n_workers(len(pairs))
+    scores, indices = empty_top_k(n, k)
+    locks = {start: Lock() for start in starts}
+
+    def search(worker):
+        side = min(block, n)
+        buffer = np.empty((side, side), dtype=np.float32)
+        by_rows = np.empty((side, side), dtype=np.float32) if metric == "l2" else None
+        for i, j in pairs[worker::workers]:
+            rows, cols = database[i:i + block], database[j:j + block]
+            G = np.matmul(rows, cols.T, out=buffer[:rows.shape[0], :cols.shape[0]])
+            if metric == "abs_cosine":
+                np.abs(G, out=G)
+            if i == j:
+                G[np.arange(rows.shape[0]), np.arange(rows.shape[0])] = -np.inf
+            S, T = G, G
+            if metric == "l2":
+                # x.y - ||y||^2 / 2 ranks by -||x - y||; by columns, the other way round.
+                S = np.subtract(G, half_sq_norms[j:j + cols.shape[0]],
+                                out=by_rows[:rows.shape[0], :cols.shape[0]])
+                T = np.subtract(G, half_sq_norms[i:i + rows.shape[0], None], out=G)
+            with locks[i]:
+                update_rows(S, np.arange(j, j + cols.shape[0]), scores, indices, i)
+            if i != j:
+                with locks[j]:
+                    update_columns(T, np.arange(i, i + rows.shape[0]), scores, indices, j)
+
+    _run([lambda w=w: search(w) for w in range(workers)], workers)
+    return indices
+
+
+def _query_top_k(database, queries, k, metric, half_sq_norms, block):
+    """Float32 top-k (unordered) of the rows `queries` against every row, a row block at a
+    time (the search of a few rows: the recall sample, under-filled rows)."""
+    from ._topk import empty_top_k, update_rows
+
+    n, m = database.shape[0], queries.size
+    starts = range(0, m, block)
+    workers = _n_workers(len(starts))
+    scores, indices = empty_top_k(m, k)
+    columns = np.arange(n)
+
+    def search(worker):
+        buffer = np.empty((min(block, m), n), dtype=np.float32)
+        for start in starts[worker::workers]:
+            ids = queries[start:start + block]
+            S = _scores(database[ids], database, metric, half_sq_norms, buffer[:ids.size])
+            S[np.arange(ids.size), ids] = -np.inf
+            update_rows(S, columns, scores, indices, start)
+
+    _run([lambda w=w: search(w) for w in range(workers)], workers)
+    return indices
+
+
 def exact_search(X, n_neighbors, metric="euclidean", block_size=None, rows=None):
     """Exact k nearest other points of the rows `rows` of X (default: all), by blocked products.
 
@@ -115,10 +166,12 @@ def exact_search(X, n_neighbors, metric="euclidean", block_size=None, rows=None)
     unit vectors, what the paper's code did), "abs_cosine" by its absolute value (x and -x
     span the same line), "l2" ranks the points as given by Euclidean distance. A point is
     never its own neighbour, also when the data holds exact duplicates: the exclusion is by
-    index. The search runs in float32 on all cores, a block of `block_size` rows per worker
-    thread; the k found are re-scored in float64 and sorted. Memory: a float32 copy of X
-    (none when X is float32 already) and about `_BLOCK_BYTES` of similarities, whatever
-    n_features.
+    index. The search runs in float32 on all cores (a block per worker thread): for all rows,
+    on square blocks of `block_size` rows each computed once for both of its row blocks
+    (X X^T is symmetric); for `rows`, on blocks of `block_size` query rows against all. The
+    k found are re-scored in float64 and sorted. Memory: a float32 copy of X (none when X
+    is float32 already), about `_BLOCK_BYTES` of similarities whatever n_features, and the
+    running top-k (12 n k bytes).
 
     Returns (indices, similarities), each (len(rows), n_neighbors), nearest first:
     similarities are inner products of unit vectors (absolute for "abs_cosine") or, for
@@ -126,39 +179,33 @@ def exact_search(X, n_neighbors, metric="euclidean", block_size=None, rows=None)
     """
     n = X.shape[0]
     k = n_neighbors
-    queries = np.arange(n) if rows is None else np.asarray(rows, dtype=np.int64)
-    m = queries.size
-    group = int(np.clip(np.sqrt(n / k), 1, 128))
     database = _database(X, metric)
     half_sq_norms = 0.5 * np.einsum("ij,ij->i", database, database) if metric == "l2" else None
-    if block_size is None:
-        block_size = int(max(1, min(m, _BLOCK_BYTES // (4 * n * _n_workers(m)))))
-    starts = range(0, m, block_size)
-    workers = _n_workers(len(starts))
-    indices = np.empty((m, k), dtype=np.int64)
-    scores = np.empty((m, k))
-
-    def search(worker):
-        buffer = np.empty((min(block_size, m), n), dtype=np.float32)
-        for start in starts[worker::workers]:
-            part = slice(start, min(start + block_size, m))
-            ids = queries[part]
-            block = database[ids[0]:ids[-1] + 1] if rows is None else database[ids]
-            S = _scores(block, database, metric, half_sq_norms, buffer[:ids.size])
-            S[np.arange(ids.size), ids] = -np.inf
-            indices[part] = _top_k(S, k, group)
-            scores[part] = rescore(X[ids[0]:ids[-1] + 1] if rows is None else X[ids], X,
-                                   indices[part], metric)
-
-    if workers == 1:
-        search(0)
+    if rows is None:
+        queries = np.arange(n)
+        block = block_size or int(np.sqrt(_BLOCK_BYTES / (4 * _n_workers(n))))
+        indices = _symmetric_top_k(database, k, metric, half_sq_norms, min(block, n))
     else:
-        # One single-threaded BLAS per worker: both cores multiply and select at once.
-        with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
-            list(pool.map(search, range(workers)))
+        queries = np.asarray(rows, dtype=np.int64)
+        block = block_size or _BLOCK_BYTES // (4 * n * _n_workers(queries.size))
+        indices = _query_top_k(database, queries, k, metric, half_sq_norms,
+                               int(np.clip(block, 1, max(queries.size, 1))))
+    m = queries.size
+    scores = np.empty((m, k))
+    starts = range(0, m, _RESCORE_ROWS)
+    workers = _n_workers(len(starts))
+
+    def score(worker):
+        for start in starts[worker::workers]:
+            ids = queries[start:start + _RESCORE_ROWS]
+            points = X[ids[0]:ids[-1] + 1] if rows is None else X[ids]
+            scores[start:start + ids.size] = rescore(points, X, indices[start:start + ids.size],
+                                                     metric)
+
+    _run([lambda w=w: score(w) for w in range(workers)], workers)
     if metric == "abs_cosine":
         np.abs(scores, out=scores)
-    order = np.argsort(-scores, axis=1, kind="stable")
+    order = np.lexsort((indices, -scores), axis=1)  # ties: the smaller index first
     indices, scores = np.take_along_axis(indices, order, 1), np.take_along_axis(scores, order, 1)
     if metric == "l2":
         scores = np.sqrt(np.maximum(-scores, 0.0))

@@ -110,3 +110,25 @@ def test_british_spelling_is_a_deprecated_alias():
     np.testing.assert_array_equal(old[0], new[0])
     np.testing.assert_array_equal(old[1], new[1])
     assert "nearest_neighbors" in kssc.__all__ and "nearest_neighbours" not in kssc.__all__
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "abs_cosine", "l2"])
+@pytest.mark.parametrize("block_size", [None, 1, 37, 200])
+def test_symmetric_blocks_give_the_row_by_row_neighbours(metric, block_size):
+    # The all-rows search computes each block pair of X X^T once and selects by rows and by
+    # columns; the search of given rows runs row blocks against all. With exact duplicates
+    # (ties), both keep the smaller index, so they agree entry for entry.
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((301, 9))
+    X[150:170] = X[:20]
+    if metric != "l2":
+        X /= np.linalg.norm(X, axis=1, keepdims=True)
+    whole = _exact.exact_search(X, 8, metric, block_size=block_size)
+    by_rows = _exact.exact_search(X, 8, metric, rows=np.arange(301))
+    np.testing.assert_array_equal(whole[0], by_rows[0])
+    np.testing.assert_array_equal(whole[1], by_rows[1])
+    assert not (whole[0] == np.arange(301)[:, None]).any()
+    if metric != "abs_cosine":
+        distances = NearestNeighbors(n_neighbors=9, algorithm="brute").fit(X).kneighbors(X)[0]
+        found = np.linalg.norm(X[whole[0]] - X[:, None], axis=2)
+        np.testing.assert_allclose(found, distances[:, 1:], atol=1e-9)
