@@ -85,7 +85,7 @@ def _n_workers(n_blocks):
     return max(1, min(cpu_count(), n_blocks))
 
 
-def _run(tasks, workers):
+def run_threads(tasks, workers):
     """Call every task, on `workers` threads with a single-threaded BLAS each (both cores
     multiply and select at once)."""
     if workers == 1:
@@ -96,7 +96,7 @@ def _run(tasks, workers):
         list(pool.map(lambda task: task(), tasks))
 
 
-def _symmetric_top_k(database, k, metric, half_sq_norms, block):
+def _symmetric_top_k(database, k, metric, half_sq_norms, block, progress=None):
     """Float32 top-k (unordered) of every row of `database` against all others, computing
     each pair of row blocks (I, J), J >= I, once: its product updates I's rows and, by
     columns, J's rows (half the flops of a row-block search). One lock per row block."""
@@ -108,6 +108,7 @@ def _symmetric_top_k(database, k, metric, half_sq_norms, block):
     workers = _n_workers(len(pairs))
     scores, indices = empty_top_k(n, k)
     locks = {start: Lock() for start in starts}
+    done, counting = [0], Lock()
 
     def search(worker):
         side = min(block, n)
@@ -131,8 +132,12 @@ def _symmetric_top_k(database, k, metric, half_sq_norms, block):
             if i != j:
                 with locks[j]:
                     update_columns(T, np.arange(i, i + rows.shape[0]), scores, indices, j)
+            if progress is not None:
+                with counting:
+                    done[0] += 1
+                    progress(done[0], len(pairs))
 
-    _run([lambda w=w: search(w) for w in range(workers)], workers)
+    run_threads([lambda w=w: search(w) for w in range(workers)], workers)
     return indices
 
 
@@ -155,11 +160,22 @@ def _query_top_k(database, queries, k, metric, half_sq_norms, block):
             S[np.arange(ids.size), ids] = -np.inf
             update_rows(S, columns, scores, indices, start)
 
-    _run([lambda w=w: search(w) for w in range(workers)], workers)
+    run_threads([lambda w=w: search(w) for w in range(workers)], workers)
     return indices
 
 
-def exact_search(X, n_neighbors, metric="euclidean", block_size=None, rows=None):
+def memory_bytes(n_samples, n_features, n_neighbors, metric="euclidean", dtype=float):
+    """Bytes `exact_search` over all rows allocates at its peak: a float32 copy of the data
+    unless it is float32 already (always for "l2", centred), the similarity blocks, the
+    running top-k and the re-scored, sorted result."""
+    copy = 4 * n_samples * n_features if metric == "l2" or dtype != np.float32 else 0
+    blocks = _BLOCK_BYTES * (2 if metric == "l2" else 1)
+    top_k = 12 * n_samples * n_neighbors
+    result = 3 * 16 * n_samples * n_neighbors  # indices, scores, sort order and a copy
+    return copy + blocks + top_k + result + _RESCORE_BYTES * _n_workers(n_samples)
+
+
+def exact_search(X, n_neighbors, metric="euclidean", block_size=None, rows=None, progress=None):
     """Exact k nearest other points of the rows `rows` of X (default: all), by blocked products.
 
     "euclidean" ranks unit-norm rows by signed inner product (Euclidean distance between
@@ -169,7 +185,8 @@ def exact_search(X, n_neighbors, metric="euclidean", block_size=None, rows=None)
     index. The search runs in float32 on all cores (a block per worker thread): for all rows,
     on square blocks of `block_size` rows each computed once for both of its row blocks
     (X X^T is symmetric); for `rows`, on blocks of `block_size` query rows against all. The
-    k found are re-scored in float64 and sorted. Memory: a float32 copy of X (none when X
+    k found are re-scored in float64 and sorted; `progress(done, total)` is called as block
+    pairs finish (all rows only). Memory: a float32 copy of X (none when X
     is float32 already), about `_BLOCK_BYTES` of similarities whatever n_features, and the
     running top-k (12 n k bytes).
 
@@ -184,25 +201,33 @@ def exact_search(X, n_neighbors, metric="euclidean", block_size=None, rows=None)
     if rows is None:
         queries = np.arange(n)
         block = block_size or int(np.sqrt(_BLOCK_BYTES / (4 * _n_workers(n))))
-        indices = _symmetric_top_k(database, k, metric, half_sq_norms, min(block, n))
+        indices = _symmetric_top_k(database, k, metric, half_sq_norms, min(block, n), progress)
     else:
         queries = np.asarray(rows, dtype=np.int64)
         block = block_size or _BLOCK_BYTES // (4 * n * _n_workers(queries.size))
         indices = _query_top_k(database, queries, k, metric, half_sq_norms,
                                int(np.clip(block, 1, max(queries.size, 1))))
-    m = queries.size
+    return rescored(X, queries, indices, metric)
+
+
+def rescored(X, queries, indices, metric="euclidean"):
+    """The candidates `indices` (m, k) of the rows `queries` of X re-scored in float64 and
+    sorted, nearest first (ties: the smaller index first), on all cores: (indices,
+    similarities) as `exact_search` returns them."""
+    m, k = indices.shape
     scores = np.empty((m, k))
     starts = range(0, m, _RESCORE_ROWS)
     workers = _n_workers(len(starts))
+    contiguous = m > 0 and np.array_equal(queries, np.arange(queries[0], queries[0] + m))
 
     def score(worker):
         for start in starts[worker::workers]:
             ids = queries[start:start + _RESCORE_ROWS]
-            points = X[ids[0]:ids[-1] + 1] if rows is None else X[ids]
+            points = X[ids[0]:ids[-1] + 1] if contiguous else X[ids]
             scores[start:start + ids.size] = rescore(points, X, indices[start:start + ids.size],
                                                      metric)
 
-    _run([lambda w=w: score(w) for w in range(workers)], workers)
+    run_threads([lambda w=w: score(w) for w in range(workers)], workers)
     if metric == "abs_cosine":
         np.abs(scores, out=scores)
     order = np.lexsort((indices, -scores), axis=1)  # ties: the smaller index first

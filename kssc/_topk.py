@@ -25,6 +25,24 @@ def _worst(scores, indices, row):
 
 
 @jit
+def _kth_largest(values, rank, top):
+    """The `rank`-th largest of `values` (-inf when there are at most `rank`), by a small
+    insertion buffer `top`."""
+    if values.size <= rank:
+        return -np.inf
+    for p in range(rank):
+        top[p] = -np.inf
+    low = 0
+    for v in values:
+        if v > top[low]:
+            top[low] = v
+            for p in range(rank):
+                if top[p] < top[low]:
+                    low = p
+    return top[low]
+
+
+@jit
 def _offer(scores, indices, g, v, i, w):
     """Put (v, i) in place of row g's worst pair w; return the new worst position."""
     scores[g, w] = v
@@ -33,30 +51,33 @@ def _offer(scores, indices, g, v, i, w):
 
 
 @jit
-def _update_rows(S, maxima, floor, col_ids, scores, indices, row_start):
-    """Row r of S joins the top-k of row row_start + r. Column group q (columns q,
-    q + n_groups, ...) is read only when its maximum maxima[r, q] reaches both the row's
-    threshold and floor[r] (the k-th largest group maximum: k entries of the block are at
-    least that, so nothing below it can be among the best k); the columns past the last
-    whole group are always read."""
+def _update_rows(S, maxima, floor_rank, col_ids, slots, skip, scores, indices):
+    """Row r of S joins the top-k of row slots[r], except the entry of index skip[r]. Column
+    group q (columns q, q + n_groups, ...) is read only when its maximum maxima[r, q]
+    reaches both the row's threshold and its floor (the `floor_rank`-th largest group
+    maximum: that many entries of the block are at least that, so nothing below it can be
+    among the best k);
+    the columns past the last whole group are always read."""
     n_groups = maxima.shape[1]
     group = S.shape[1] // n_groups
+    top = np.empty(max(floor_rank, 1), dtype=maxima.dtype)
     for r in range(S.shape[0]):
-        g = row_start + r
+        floor = _kth_largest(maxima[r], floor_rank, top)
+        g = slots[r]
         w = _worst(scores, indices, g)
         ws, wi = scores[g, w], indices[g, w]
         for q in range(n_groups):
             m = maxima[r, q]
-            if m >= ws and m >= floor[r]:
+            if m >= ws and m >= floor:
                 for t in range(group):
                     c = q + n_groups * t
                     v = S[r, c]
-                    if v > ws or (v == ws and col_ids[c] < wi):
+                    if (v > ws or (v == ws and col_ids[c] < wi)) and col_ids[c] != skip[r]:
                         w = _offer(scores, indices, g, v, col_ids[c], w)
                         ws, wi = scores[g, w], indices[g, w]
         for c in range(n_groups * group, S.shape[1]):
             v = S[r, c]
-            if v > ws or (v == ws and col_ids[c] < wi):
+            if (v > ws or (v == ws and col_ids[c] < wi)) and col_ids[c] != skip[r]:
                 w = _offer(scores, indices, g, v, col_ids[c], w)
                 ws, wi = scores[g, w], indices[g, w]
 
@@ -103,16 +124,24 @@ def _floor(maxima, k, axis):
     return np.take(np.partition(maxima, n_groups - k, axis=axis), n_groups - k, axis=axis)
 
 
-def update_rows(S, col_ids, scores, indices, row_start):
-    """Row r of S (entry c has index col_ids[c]) joins the top-k of row row_start + r.
+def update_rows(S, col_ids, scores, indices, slots, skip=None):
+    """Row r of S (entry c has index col_ids[c]) joins the top-k of row slots[r] (an int
+    array, or an int: slots[r] = slots + r), except the entry of index skip[r] (None: none).
 
     Group maxima first (an elementwise maximum of contiguous slabs, at memory speed), so
     the compiled scan reads only the groups that can still enter."""
     rows, width = S.shape
     k = scores.shape[1]
+    if np.ndim(slots) == 0:
+        slots = np.arange(slots, slots + rows)
+    # A skipped entry may be one of the k largest group maxima: then only the k + 1st
+    # bounds the k best others from below.
+    floor_rank = k if skip is None else k + 1
+    if skip is None:
+        skip = np.full(rows, -1, dtype=np.int64)
     n_groups = width // _group(width, k)
     maxima = S[:, :n_groups * (width // n_groups)].reshape(rows, -1, n_groups).max(axis=1)
-    _update_rows(S, maxima, _floor(maxima, k, 1), col_ids, scores, indices, row_start)
+    _update_rows(S, maxima, floor_rank, col_ids, slots, skip, scores, indices)
 
 
 def update_columns(S, row_ids, scores, indices, col_start):

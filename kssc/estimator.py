@@ -221,11 +221,11 @@ class KSSC(SelfExpressiveClustering):
             raise ValueError(f"metric='l2' has an exact search only; got neighbor_algorithm="
                              f"{self.neighbor_algorithm!r}: use 'exact' or 'auto'.")
         start = perf_counter()
-        with self._stage("neighbours"):
+        with self._stage("neighbours") as progress:
             indices, search = candidate_sets(P, self.n_neighbors, neighbor_pcs=self.neighbor_pcs,
                                              n_random=self.n_random, metric=self.metric,
                                              algorithm=algorithm, unit_rows=self.normalize,
-                                             random_state=random_state)
+                                             random_state=random_state, progress=progress)
         self.neighbor_search_ = search
         self.neighbor_recall_ = search["recall"]
         found = perf_counter()

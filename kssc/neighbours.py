@@ -6,30 +6,62 @@ the approximate IVF self-join (`kssc._ann`).
 
 import warnings
 
+import numpy as np
+
 from ._ann import IVF, approximate_search
+from ._ann import memory_bytes as approximate_memory
 from ._exact import exact_search
+from ._exact import memory_bytes as exact_memory
+from ._memory import check_memory, gib
 from ._validation import check_array_2d, check_n_neighbors, normalize_rows
 
 METRICS = ("euclidean", "abs_cosine", "l2")
 
 
 def search_neighbors(X, n_neighbors, metric="euclidean", algorithm="exact", block_size=None,
-                     random_state=None):
+                     random_state=None, progress=None):
     """`nearest_neighbors` on validated rows (unit-norm for the cosine metrics), with what
     the search reports: (indices, similarities, info), info a dict with at least "algorithm"
-    and "recall" (1.0 for the exact search; measured on a sample for an index)."""
-    if algorithm == "exact":
-        indices, sims = exact_search(X, n_neighbors, metric, block_size)
-        return indices, sims, {"algorithm": "exact", "recall": 1.0}
+    and "recall" (1.0 for the exact search; measured on a sample for an index). Checks the
+    memory the search needs first (`NeighborMemoryError`); `progress(done, total)` is
+    called as its blocks finish."""
     if algorithm == "approximate":
         algorithm = IVF()
-    if not isinstance(algorithm, IVF):
+    if algorithm != "exact" and not isinstance(algorithm, IVF):
         raise ValueError("algorithm must be 'exact', 'approximate' or a kssc.IVF; "
                          f"got {algorithm!r}.")
-    if metric == "l2":
+    if algorithm != "exact" and metric == "l2":
         raise ValueError("metric='l2' has an exact search only: pass algorithm='exact'.")
-    algorithm.validate()
-    return approximate_search(X, n_neighbors, metric, algorithm, random_state=random_state)
+    if algorithm != "exact":
+        algorithm.validate()
+    check_search_memory(X.shape, X.dtype, n_neighbors, metric, algorithm)
+    if algorithm == "exact":
+        indices, sims = exact_search(X, n_neighbors, metric, block_size, progress=progress)
+        return indices, sims, {"algorithm": "exact", "recall": 1.0}
+    return approximate_search(X, n_neighbors, metric, algorithm, random_state=random_state,
+                              progress=progress)
+
+
+def check_search_memory(shape, dtype, n_neighbors, metric="euclidean", algorithm="exact"):
+    """Raise `NeighborMemoryError` when the search would need more memory than is available:
+    what it needs, what is available and what would lower it."""
+    n, d = shape
+    exact = exact_memory(n, d, n_neighbors, metric, dtype)
+    approximate = approximate_memory(n, d, n_neighbors,
+                                     algorithm if isinstance(algorithm, IVF) else None, dtype)
+    needed = exact if algorithm == "exact" else approximate
+    advice = []
+    if dtype != np.float32:
+        advice.append(f"pass float32 data (no float32 copy: {gib(4 * n * d)} less)")
+    if algorithm == "exact" and metric != "l2" and approximate < exact:
+        advice.append(f"use the approximate search (neighbor_algorithm='approximate': about "
+                      f"{gib(approximate)})")
+    advice.append(f"lower n_neighbors (each neighbour costs {gib(60 * n)})")
+    advice.append("or fit on a larger machine (kssc.distributed.fit splits the rows over a "
+                  "dask cluster)")
+    name = "exact" if algorithm == "exact" else "approximate"
+    check_memory(needed, f"the {name} neighbour search of {n} x {d} {np.dtype(dtype).name} "
+                 f"points (n_neighbors={n_neighbors})", "; ".join(advice) + ".")
 
 
 def nearest_neighbors(X, n_neighbors, *, metric="euclidean", algorithm="exact", block_size=None,

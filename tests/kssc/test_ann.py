@@ -3,8 +3,6 @@ import warnings
 import numpy as np
 import pytest
 
-pytest.importorskip("faiss", reason="the approximate backend needs faiss-cpu")
-
 from kssc import IVF, KSSC, NeighborRecallWarning
 from kssc import _ann as ann
 from kssc._ann import approximate_search, neighbor_recall
@@ -76,7 +74,9 @@ def test_tiny_data_falls_back_to_exact_rows():
         assert sorted(indices[i]) == [j for j in range(60) if j != i]
 
 
-def test_missing_faiss_names_the_pip_package(monkeypatch):
+def test_the_self_join_needs_no_faiss(monkeypatch):
+    # The IVF self-join trains its lists and searches with numpy GEMMs and the compiled
+    # top-k only: the approximate search runs where faiss is not installed.
     import builtins
 
     real_import = builtins.__import__
@@ -87,8 +87,9 @@ def test_missing_faiss_names_the_pip_package(monkeypatch):
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_faiss)
-    with pytest.raises(ImportError, match="pip install faiss-cpu"):
-        approximate_search(_clustered(n=100), 5)
+    X = _clustered(n=600)
+    indices, _, info = approximate_search(X, 5, random_state=0)
+    assert indices.shape == (600, 5) and info["algorithm"] in ("ivf", "exact")
 
 
 def _high_dimensional(n=4000, seed=0):
@@ -177,3 +178,27 @@ def test_l2_has_no_approximate_search():
         nearest_neighbors(X, 5, metric="l2", algorithm="approximate")
     with pytest.raises(ValueError, match="metric='l2' has an exact search only"):
         KSSC(2, n_neighbors=5, metric="l2", neighbor_algorithm=IVF()).fit(X)
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "abs_cosine"])
+def test_self_join_keeps_the_exact_best_among_the_probed_lists(metric):
+    # Every row's k found are the k most similar other points among the points of its
+    # n_probe lists (brute force over the same candidates), also with duplicates.
+    from kssc import _ivf_join
+
+    X = _clustered(n=900, seed=6).astype(np.float32)
+    X[100:110] = X[0]
+    rng = np.random.RandomState(0)
+    centroids = _ivf_join.spherical_kmeans(X, 12, metric, 5, rng)
+    probes = _ivf_join.nearest_lists(X, centroids, metric, 3)
+    index = _ivf_join.InvertedLists(probes[:, 0], 12)
+    found = _ivf_join.join(X, index, np.arange(900), probes, 7, metric)
+    S = X.astype(float) @ X.T.astype(float)
+    if metric == "abs_cosine":
+        S = np.abs(S)
+    lists = probes[:, 0]
+    for i in range(900):
+        allowed = np.flatnonzero(np.isin(lists, probes[i]) & (np.arange(900) != i))
+        best = np.sort(S[i, allowed])[::-1][:7]
+        np.testing.assert_allclose(np.sort(S[i, found[i]])[::-1], best, atol=1e-5)
+        assert i not in found[i] and np.unique(found[i]).size == 7

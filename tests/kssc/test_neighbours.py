@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from sklearn.neighbors import NearestNeighbors
 
+from kssc import IVF as _IVF
 from kssc import _exact
 from kssc.neighbours import nearest_neighbors
 
@@ -132,3 +133,102 @@ def test_symmetric_blocks_give_the_row_by_row_neighbours(metric, block_size):
         distances = NearestNeighbors(n_neighbors=9, algorithm="brute").fit(X).kneighbors(X)[0]
         found = np.linalg.norm(X[whole[0]] - X[:, None], axis=2)
         np.testing.assert_allclose(found, distances[:, 1:], atol=1e-9)
+
+
+def _no_search(*args, **kwargs):
+    raise AssertionError("the search started although the memory check should have stopped it")
+
+
+@pytest.mark.parametrize("algorithm", ["exact", "approximate"])
+def test_memory_check_raises_before_any_work(monkeypatch, algorithm):
+    # With a small available-memory figure the search stops first, with what it needs,
+    # what is available and what to change; neither search kernel is entered.
+    import kssc._memory
+    from kssc import KSSC, neighbours
+    from kssc._memory import NeighborMemoryError
+
+    monkeypatch.setattr(kssc._memory, "available_memory", lambda: 2**20)
+    monkeypatch.setattr(neighbours, "exact_search", _no_search)
+    monkeypatch.setattr(neighbours, "approximate_search", _no_search)
+    X = np.random.default_rng(0).standard_normal((500, 8))
+    with pytest.raises(NeighborMemoryError, match=r"needs about .* GiB of memory and 0.00 GiB "
+                       r"is available: pass float32 data .*lower n_neighbors"):
+        nearest_neighbors(X, 5, algorithm=algorithm)
+    with pytest.raises(MemoryError, match="neighbour search of 500 x 8"):
+        KSSC(2, n_neighbors=5, neighbor_algorithm=algorithm).fit(X)
+
+
+def test_memory_check_passes_with_enough_memory(monkeypatch):
+    import kssc._memory
+    from kssc.neighbours import check_search_memory
+
+    monkeypatch.setattr(kssc._memory, "available_memory", lambda: 2**40)
+    check_search_memory((10**6, 64), np.float32, 20, "euclidean", "exact")
+    monkeypatch.setattr(kssc._memory, "available_memory", lambda: None)  # unknown: no check
+    check_search_memory((10**9, 64), np.float64, 20, "euclidean", "exact")
+
+
+def test_memory_estimate_grows_with_the_data_it_copies():
+    from kssc._ann import memory_bytes as approximate_memory
+    from kssc._exact import memory_bytes as exact_memory
+
+    for estimate in (exact_memory, approximate_memory):
+        small, wide = estimate(10**5, 64, 20), estimate(10**5, 6400, 20)
+        assert wide - small >= 4 * 10**5 * (6400 - 64)  # the float32 copy of float64 data
+        assert estimate(10**5, 6400, 20, dtype=np.float32) < wide - 4 * 10**5 * 6300
+
+
+def test_verbose_fit_shows_neighbour_search_progress(capsys, monkeypatch):
+    import kssc._progress
+    from kssc import KSSC
+
+    monkeypatch.setattr(kssc._progress, "tqdm", None)
+    X = np.random.default_rng(1).standard_normal((400, 6))
+    KSSC(2, n_neighbors=5, neighbor_algorithm="exact", verbose=1, random_state=0).fit(X)
+    monkeypatch.setattr(_exact, "_BLOCK_BYTES", 8 * 100**2)  # 100-row blocks: 10 pairs
+    KSSC(2, n_neighbors=5, neighbor_algorithm="exact", verbose=1, random_state=0).fit(X)
+    lines = capsys.readouterr().err.splitlines()
+    assert "[KSSC] neighbours: 1/1 chunks" in lines
+    assert "[KSSC] neighbours: 10/10 chunks" in lines
+    assert "[KSSC] neighbours: 1/10 chunks" in lines
+
+
+def test_verbose_approximate_search_reports_its_lists(capsys):
+    pytest.importorskip("tqdm")
+    from kssc import IVF, KSSC
+
+    X = np.random.default_rng(2).standard_normal((600, 6))
+    KSSC(2, n_neighbors=5, neighbor_algorithm=IVF(nlist=6, nprobe=2, recall_sample=50),
+         verbose=1, random_state=0).fit(X)
+    from kssc._exact import _n_workers
+
+    total = 2 * _n_workers(600) * 6  # two passes, each worker thread over the 6 lists
+    err = capsys.readouterr().err
+    assert "[KSSC] neighbours:" in err and f"{total}/{total}" in err
+
+
+def test_approximate_buffers_follow_a_byte_budget_for_wide_data(monkeypatch):
+    # Issue 29.3: the re-scoring gathered 8,192 rows' k + 1 neighbours whatever D (here it
+    # would have been 400 x 6 x 20,000 float64: 384 MB for 32 MB of data). Every buffer of
+    # the self-join is sized in bytes, so the peak stays a fraction of the data (here the
+    # k-means sample, 80 rows, is the largest part).
+    import tracemalloc
+
+    from kssc import _ivf_join
+    from kssc._ann import approximate_search
+
+    monkeypatch.setattr(_ivf_join, "_JOIN_BYTES", 2**20)
+    monkeypatch.setattr(_ivf_join, "_KMEANS_BYTES", 2**20)
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((400, 20_000)).astype(np.float32)
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    tracemalloc.start()
+    try:
+        indices, _, info = approximate_search(X, 5, index=_IVF(nlist=2, nprobe=1,
+                                                              recall_sample=20),
+                                              random_state=0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert info["algorithm"] == "ivf" and indices.shape == (400, 5)
+    assert peak < 0.75 * X.nbytes, f"peak {peak / 2**20:.0f} MiB for {X.nbytes / 2**20:.0f} MiB"
