@@ -1,6 +1,7 @@
 """k-SSC: sparse subspace clustering by nearest neighbour filtering."""
 
 from ._ann import IVF, NeighborRecallWarning
+from ._memory import NeighborMemoryError
 from ._validation import DegenerateFitWarning
 from .admm import ADMM
 from .estimator import KSSC
@@ -15,6 +16,7 @@ __all__ = [
     "IVF",
     "KSSC",
     "DegenerateFitWarning",
+    "NeighborMemoryError",
     "NeighborRecallWarning",
     "clustering_error",
     "estimate_n_clusters",

@@ -21,6 +21,8 @@ _BLOCK_BYTES = 128 * 2**20
 # Neighbour vectors gathered at a time to re-score the chosen candidates: small chunks stay
 # in cache and reuse their memory (1.7x faster than 64 MiB ones at D = 321).
 _RESCORE_BYTES = 2**20
+# Query rows per block of the search of given rows.
+_QUERY_BLOCK = 2048
 # Rows re-scored per task.
 _RESCORE_ROWS = 4096
 # Rows copied (and centred) into the float32 search database at a time.
@@ -39,20 +41,6 @@ def _database(X, metric):
     for start in range(0, n, _COPY_ROWS):
         database[start:start + _COPY_ROWS] = X[start:start + _COPY_ROWS] - centre
     return database
-
-
-def _scores(queries, database, metric, half_sq_norms, out):
-    """Similarity of every query to every database row, into `out`; larger is nearer.
-
-    A reused output buffer: a fresh one would cost its page faults at every block (about a
-    quarter of the product's time)."""
-    S = np.matmul(queries, database.T, out=out)
-    if metric == "abs_cosine":
-        np.abs(S, out=S)
-    elif metric == "l2":
-        # x.y - ||y||^2 / 2 = (||x||^2 - ||x - y||^2) / 2: the ranking of -||x - y||.
-        S -= half_sq_norms
-    return S
 
 
 def rescore(points, X, found, metric="euclidean"):
@@ -142,23 +130,32 @@ def _symmetric_top_k(database, k, metric, half_sq_norms, block, progress=None):
 
 
 def _query_top_k(database, queries, k, metric, half_sq_norms, block):
-    """Float32 top-k (unordered) of the rows `queries` against every row, a row block at a
-    time (the search of a few rows: the recall sample, under-filled rows)."""
+    """Float32 top-k (unordered) of the rows `queries` against every row (the search of a
+    few rows: the recall sample, under-filled rows): blocks of `block` queries against
+    column chunks of the database, so the database is read once per query block however
+    many rows it has; a lock per query block (its chunks run on different threads)."""
     from ._topk import empty_top_k, update_rows
 
     n, m = database.shape[0], queries.size
-    starts = range(0, m, block)
-    workers = _n_workers(len(starts))
+    workers = _n_workers(n)
+    width = int(max(1, min(n, _BLOCK_BYTES // (4 * block * workers))))
+    tasks = [(q, c) for q in range(0, m, block) for c in range(0, n, width)]
     scores, indices = empty_top_k(m, k)
-    columns = np.arange(n)
+    locks = {q: Lock() for q in range(0, m, block)}
 
     def search(worker):
-        buffer = np.empty((min(block, m), n), dtype=np.float32)
-        for start in starts[worker::workers]:
-            ids = queries[start:start + block]
-            S = _scores(database[ids], database, metric, half_sq_norms, buffer[:ids.size])
-            S[np.arange(ids.size), ids] = -np.inf
-            update_rows(S, columns, scores, indices, start)
+        buffer = np.empty(min(block, m) * width, dtype=np.float32)
+        for q, c in tasks[worker::workers]:
+            ids = queries[q:q + block]
+            columns = database[c:c + width]
+            S = np.matmul(database[ids], columns.T,
+                          out=buffer[:ids.size * columns.shape[0]].reshape(ids.size, -1))
+            if metric == "abs_cosine":
+                np.abs(S, out=S)
+            elif metric == "l2":
+                S -= half_sq_norms[c:c + columns.shape[0]]
+            with locks[q]:
+                update_rows(S, np.arange(c, c + columns.shape[0]), scores, indices, q, skip=ids)
 
     run_threads([lambda w=w: search(w) for w in range(workers)], workers)
     return indices
@@ -204,9 +201,8 @@ def exact_search(X, n_neighbors, metric="euclidean", block_size=None, rows=None,
         indices = _symmetric_top_k(database, k, metric, half_sq_norms, min(block, n), progress)
     else:
         queries = np.asarray(rows, dtype=np.int64)
-        block = block_size or _BLOCK_BYTES // (4 * n * _n_workers(queries.size))
-        indices = _query_top_k(database, queries, k, metric, half_sq_norms,
-                               int(np.clip(block, 1, max(queries.size, 1))))
+        block = int(np.clip(block_size or _QUERY_BLOCK, 1, max(queries.size, 1)))
+        indices = _query_top_k(database, queries, k, metric, half_sq_norms, block)
     return rescored(X, queries, indices, metric)
 
 

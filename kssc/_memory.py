@@ -11,6 +11,12 @@ class NeighborMemoryError(MemoryError):
     --------
     KSSC : Checks the memory of its neighbour stage before it starts.
     nearest_neighbors : Checks it too.
+
+    Examples
+    --------
+    >>> from kssc import NeighborMemoryError
+    >>> issubclass(NeighborMemoryError, MemoryError)
+    True
     """
 
 
