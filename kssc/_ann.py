@@ -15,6 +15,7 @@ by absolute similarity too, so x and -x fall together).
 
 from dataclasses import dataclass
 from numbers import Integral, Real
+from time import perf_counter
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -220,7 +221,9 @@ def approximate_search(X_unit, n_neighbors, metric="euclidean", index=None,
 
     Returns (indices (n, k) int64, similarities (n, k) float64, info): info holds
     "algorithm" ("ivf", or "exact" after that switch), "nlist", "nprobe", "recall" (NaN
-    when not measured) and "recall_sample".
+    when not measured) and "recall_sample"; for "ivf" also the seconds ("timings") and the
+    similarities computed ("similarities", pairs of D-vectors) of its stages: "train"
+    (k-means), "assign" (every point's lists), "recall" (the sample) and "join".
     """
     settings = IVF() if index is None else index
     rng = check_random_state(random_state)
@@ -229,10 +232,13 @@ def approximate_search(X_unit, n_neighbors, metric="euclidean", index=None,
     X32 = X_unit if X_unit.dtype == np.float32 else np.asarray(X_unit, dtype=np.float32)
     n_lists = settings.nlist or int(_JOIN_LISTS_PER_SQRT_N * np.sqrt(n))
     n_lists = int(np.clip(n_lists, 1, max(1, n // _MIN_TRAIN_PER_LIST)))
+    clock = [perf_counter()]
     centroids = _train(X32, n_lists, metric, rng)
+    clock.append(perf_counter())
     n_probe = min(n_lists, settings.nprobe or _JOIN_FIRST_PROBE)
     probes = nearest_lists(X32, centroids, metric, n_probe)
     index = InvertedLists(probes[:, 0], n_lists)
+    clock.append(perf_counter())
     sample = np.sort(rng.choice(n, min(settings.recall_sample, n), replace=False))
     recall = float("nan")
     if sample.size:
@@ -251,7 +257,16 @@ def approximate_search(X_unit, n_neighbors, metric="euclidean", index=None,
                                        "recall": 1.0, "recall_sample": int(sample.size)}
     if n_probe != probes.shape[1]:
         probes = nearest_lists(X32, centroids, metric, n_probe)
+    clock.append(perf_counter())
     indices, sims = _joined(X_unit, X32, index, np.arange(n), probes, k, metric, progress)
+    clock.append(perf_counter())
+    sizes = np.diff(index.bounds)
+    # What the stages computed, for their rates: similarities (pairs of D-vectors).
+    work = {"train": _KMEANS_ITERATIONS * min(n, _JOIN_TRAIN_PER_LIST * n_lists) * n_lists,
+            "assign": n * n_lists, "recall": sample.size * n,
+            "join": int(sizes[probes].sum())}
+    timings = dict(zip(("train", "assign", "recall", "join"), np.diff(clock).tolist(),
+                       strict=True))
     if recall < settings.min_recall:
         warn_caller(
             f"the approximate neighbour search (IVF self-join, nlist={n_lists}, "
@@ -259,4 +274,5 @@ def approximate_search(X_unit, n_neighbors, metric="euclidean", index=None,
             f"sampled points, below min_recall={settings.min_recall:g}: raise nprobe (or "
             "leave it None, adapted) or use the exact search.", NeighborRecallWarning)
     return indices, sims, {"algorithm": "ivf", "nlist": n_lists, "nprobe": n_probe,
-                           "recall": recall, "recall_sample": int(sample.size)}
+                           "recall": recall, "recall_sample": int(sample.size),
+                           "timings": timings, "similarities": work}
