@@ -69,13 +69,14 @@ def eigensolver_matvecs(W, n_clusters):
     return time.perf_counter() - start, count[0], ceilings.csr_bytes(P)
 
 
-def print_rates(model, n, ambient, k, limits, exact):
+def print_rates(model, n, ambient, k, limits):
     """Each stage's achieved rate beside the machine's ceiling, and their ratio (returned)."""
     t = model.timings_
     search = model.neighbor_search_
     # The flops the search computed: n^2 D for the exact one (each symmetric block pair
     # once), 2 D per similarity of the self-join's stages.
-    flops = n**2 * ambient if exact else 2.0 * ambient * sum(search["similarities"].values())
+    joined = search["algorithm"] == "ivf"
+    flops = 2.0 * ambient * sum(search["similarities"].values()) if joined else n**2 * ambient
     neighbours = flops / t["neighbours"] / 1e9
     gram = 2.0 * n * k**2 * ambient / t["coefficients"] / 1e9
     W = model.affinity_matrix_
@@ -83,12 +84,12 @@ def print_rates(model, n, ambient, k, limits, exact):
     bandwidth = matvecs * nbytes / seconds / 1e9
     # The mat-vec ceiling of a matrix of the affinity's size: cache decides the bandwidth.
     spmv = ceilings.spmv_gbps(n, max(1, round(W.nnz / n)) + 1)
-    print(f"  rates vs ceilings ({'exact' if exact else 'IVF self-join'} for neighbours)")
-    basis = "N^2 D" if exact else "2 D per similarity"
+    print(f"  rates vs ceilings ({'IVF self-join' if joined else 'exact'} for neighbours)")
+    basis = "2 D per similarity" if joined else "N^2 D"
     print(f"    neighbours    {neighbours:8.1f} GFLOP/s ({basis}) vs float32 GEMM "
           f"{limits['gemm32_gflops']:7.1f}: "
           f"{neighbours / limits['gemm32_gflops']:6.2f}")
-    for stage, seconds in ({} if exact else search["timings"]).items():
+    for stage, seconds in (search["timings"] if joined else {}).items():
         rate = 2.0 * ambient * search["similarities"][stage] / seconds / 1e9
         print(f"      {stage:11s} {seconds:7.2f} s {rate:8.1f} GFLOP/s: "
               f"{rate / limits['gemm32_gflops']:6.2f} of the GEMM ceiling")
@@ -119,7 +120,7 @@ def fit_and_report(title, X, y, n_clusters, k, limits, exact):
     print(f"  peak RSS      {peak_rss_gib():7.2f} GiB (data and interpreter: {rss_before:.2f} GiB)")
     error = clustering_error(y, model.labels_)
     print(f"  error         {error:7.2f} %")
-    ratios = print_rates(model, X.shape[0], X.shape[1], k, limits, exact)
+    ratios = print_rates(model, X.shape[0], X.shape[1], k, limits)
     return {"n_samples": X.shape[0], "ambient_dim": X.shape[1], "n_neighbors": k,
             "neighbours": "exact" if exact else "approximate",
             "time_neighbours_s": t["neighbours"], "time_coefficients_s": t["coefficients"],

@@ -21,8 +21,9 @@ from ._topk import empty_top_k, update_rows
 
 # Gathered candidate vectors, and their similarities, per worker thread (bytes each).
 _JOIN_BYTES = 32 * 2**20
-# Rows assigned to their nearest centroid at a time: about this many bytes of similarities.
-_ASSIGN_BYTES = 64 * 2**20
+# Rows assigned to their nearest centroids at a time, per worker thread: about this many
+# bytes of similarities (small enough to stay in cache between the GEMM and the selection).
+_ASSIGN_BYTES = 8 * 2**20
 # Rows of the k-means sample summed into the centroids at a time (float64 bytes).
 _KMEANS_BYTES = 16 * 2**20
 
@@ -36,21 +37,28 @@ def _similarities(A, B, metric, out=None):
 
 def nearest_lists(X32, centroids, metric, n_probe):
     """The `n_probe` lists (most similar centroids) of every row of X32, the most similar
-    first (int64, (n, n_probe)), a chunk of rows at a time."""
+    first (int64, (n, n_probe)): chunks of rows of `_ASSIGN_BYTES` of similarities, one per
+    worker thread at a time (a GEMM and a selection each, both cores busy)."""
     n, n_lists = X32.shape[0], centroids.shape[0]
     rows = max(1, _ASSIGN_BYTES // (4 * (n_lists + X32.shape[1])))
     lists = np.empty((n, n_probe), dtype=np.int64)
     every = np.arange(n_lists)
-    for start in range(0, n, rows):
-        S = _similarities(np.asarray(X32[start:start + rows], dtype=np.float32), centroids,
-                          metric)
-        if n_probe == 1:
-            lists[start:start + rows, 0] = S.argmax(axis=1)
-            continue
-        scores, top = empty_top_k(S.shape[0], n_probe)
-        update_rows(S, every, scores, top, 0)
-        order = np.lexsort((top, -scores), axis=1)
-        lists[start:start + rows] = np.take_along_axis(top, order, 1)
+    starts = range(0, n, rows)
+    workers = _n_workers(len(starts))
+
+    def assign(worker):
+        for start in starts[worker::workers]:
+            S = _similarities(np.asarray(X32[start:start + rows], dtype=np.float32),
+                              centroids, metric)
+            if n_probe == 1:
+                lists[start:start + rows, 0] = S.argmax(axis=1)
+                continue
+            scores, top = empty_top_k(S.shape[0], n_probe)
+            update_rows(S, every, scores, top, 0)
+            order = np.lexsort((top, -scores), axis=1)
+            lists[start:start + rows] = np.take_along_axis(top, order, 1)
+
+    run_threads([lambda w=w: assign(w) for w in range(workers)], workers)
     return lists
 
 
