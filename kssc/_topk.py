@@ -62,10 +62,14 @@ def _update_rows(S, maxima, floor_rank, col_ids, slots, skip, scores, indices):
     group = S.shape[1] // n_groups
     top = np.empty(max(floor_rank, 1), dtype=maxima.dtype)
     for r in range(S.shape[0]):
-        floor = _kth_largest(maxima[r], floor_rank, top)
         g = slots[r]
         w = _worst(scores, indices, g)
         ws, wi = scores[g, w], indices[g, w]
+        passing = 0
+        for q in range(n_groups):
+            passing += maxima[r, q] >= ws
+        # The floor prunes only when more groups than its rank reach the threshold.
+        floor = _kth_largest(maxima[r], floor_rank, top) if passing > floor_rank else -np.inf
         for q in range(n_groups):
             m = maxima[r, q]
             if m >= ws and m >= floor:
