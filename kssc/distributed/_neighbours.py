@@ -183,7 +183,7 @@ def search_partition(index_bytes, k1, database, queries):
 
 def merge_partitions(start, stop, k, *results):
     """Per point: the k1 best by float32 score over all partitions (what one index returns),
-    then the k best other points by similarity (as `kssc._ann._best_other`).
+    then the k best other points by similarity (self and repeats dropped by index).
 
     Returns (indices, similarities, local rows left with fewer than k candidates).
     """
