@@ -1,6 +1,7 @@
 """Compiled running top-k: the k best (score, index) pairs of every row, updated block by block.
 
-The order is total: a higher score is better and, between equal scores, the smaller index,
+The order is total: a higher score is better and, between equal scores, a fixed
+pseudo-random order of the indices per row (`_key`),
 so the result does not depend on the order in which blocks arrive (a multi-threaded search
 is deterministic). A row's worst kept pair is the threshold a new entry must beat: after a
 few blocks almost none does, so an update is one compare per entry, at memory speed.
@@ -14,12 +15,22 @@ jit = numba.njit(cache=True, nogil=True)
 
 
 @jit
+def _key(row, index):
+    """Tie order of candidate `index` in row `row`: a fixed pseudo-random permutation per
+    row (multiplicative hashing), so tied candidates are spread over the tied points
+    rather than all taken from the lowest indices; -1 (an empty slot) sorts last."""
+    if index < 0:
+        return np.int64(2**62)
+    return ((index * 2654435761) ^ (row * 2246822519)) & 0xFFFFFFFF
+
+
+@jit
 def _worst(scores, indices, row):
     """Position of the worst kept pair of `row`."""
     w = 0
     for p in range(1, scores.shape[1]):
         s, ws = scores[row, p], scores[row, w]
-        if s < ws or (s == ws and indices[row, p] > indices[row, w]):
+        if s < ws or (s == ws and _key(row, indices[row, p]) > _key(row, indices[row, w])):
             w = p
     return w
 
@@ -64,7 +75,7 @@ def _update_rows(S, maxima, floor_rank, col_ids, slots, skip, scores, indices):
     for r in range(S.shape[0]):
         g = slots[r]
         w = _worst(scores, indices, g)
-        ws, wi = scores[g, w], indices[g, w]
+        ws, wk = scores[g, w], _key(g, indices[g, w])
         passing = 0
         for q in range(n_groups):
             passing += maxima[r, q] >= ws
@@ -76,14 +87,15 @@ def _update_rows(S, maxima, floor_rank, col_ids, slots, skip, scores, indices):
                 for t in range(group):
                     c = q + n_groups * t
                     v = S[r, c]
-                    if (v > ws or (v == ws and col_ids[c] < wi)) and col_ids[c] != skip[r]:
+                    if (v > ws or (v == ws and _key(g, col_ids[c]) < wk)) \
+                            and col_ids[c] != skip[r]:
                         w = _offer(scores, indices, g, v, col_ids[c], w)
-                        ws, wi = scores[g, w], indices[g, w]
+                        ws, wk = scores[g, w], _key(g, indices[g, w])
         for c in range(n_groups * group, S.shape[1]):
             v = S[r, c]
-            if (v > ws or (v == ws and col_ids[c] < wi)) and col_ids[c] != skip[r]:
+            if (v > ws or (v == ws and _key(g, col_ids[c]) < wk)) and col_ids[c] != skip[r]:
                 w = _offer(scores, indices, g, v, col_ids[c], w)
-                ws, wi = scores[g, w], indices[g, w]
+                ws, wk = scores[g, w], _key(g, indices[g, w])
 
 
 @jit
@@ -105,14 +117,14 @@ def _update_columns(S, maxima, floor, row_ids, scores, indices, col_start):
                 for t in range(group):
                     r = q + n_groups * t
                     v, ws = S[r, c], scores[g, worst[c]]
-                    if v > ws or (v == ws and row_ids[r] < indices[g, worst[c]]):
+                    if v > ws or (v == ws and _key(g, row_ids[r]) < _key(g, indices[g, worst[c]])):
                         worst[c] = _offer(scores, indices, g, v, row_ids[r], worst[c])
                 gate[c] = max(scores[g, worst[c]], floor[c])
     for r in range(n_groups * group, S.shape[0]):
         for c in range(n_cols):
             g = col_start + c
             v, ws = S[r, c], scores[g, worst[c]]
-            if v > ws or (v == ws and row_ids[r] < indices[g, worst[c]]):
+            if v > ws or (v == ws and _key(g, row_ids[r]) < _key(g, indices[g, worst[c]])):
                 worst[c] = _offer(scores, indices, g, v, row_ids[r], worst[c])
 
 

@@ -118,7 +118,7 @@ def test_british_spelling_is_a_deprecated_alias():
 def test_symmetric_blocks_give_the_row_by_row_neighbours(metric, block_size):
     # The all-rows search computes each block pair of X X^T once and selects by rows and by
     # columns; the search of given rows runs row blocks against all. With exact duplicates
-    # (ties), both keep the smaller index, so they agree entry for entry.
+    # (ties), both break ties by the same per-row order, so they agree entry for entry.
     rng = np.random.default_rng(4)
     X = rng.standard_normal((301, 9))
     X[150:170] = X[:20]
