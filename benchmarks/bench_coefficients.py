@@ -30,7 +30,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from benchmarks.bench_kssc import REPO, tir_scale_data
 from kssc import ADMM
-from kssc.neighbours import nearest_neighbours
+from kssc.neighbours import nearest_neighbors
 from kssc.representation import kssc_coefficients
 
 SOLVERS = {"relaxed": "relaxed", "exact": "exact", "ADMM": ADMM()}
@@ -73,8 +73,8 @@ def scale_rates(n_large, n_small=5_000):
                                     random_state=0)[0]
         X /= np.linalg.norm(X, axis=1, keepdims=True)
         start = time.perf_counter()
-        indices, _ = nearest_neighbours(X, 20, normalize=False,
-                                        algorithm="exact" if n < 50_000 else "approximate")
+        indices, _ = nearest_neighbors(X, 20, normalize=False,
+                                       algorithm="exact" if n < 50_000 else "approximate")
         search = time.perf_counter() - start
         if not rates:
             timed(X[:50], indices[:50] % 50, "relaxed")  # load the kernels untimed
@@ -109,7 +109,7 @@ def main(argv=None):
           f"numba threads: {numba.get_num_threads()}")
     start = time.perf_counter()
     for solver in SOLVERS.values():
-        kssc_coefficients(X[:50], nearest_neighbours(X[:50], 5, normalize=False)[0], 0.1,
+        kssc_coefficients(X[:50], nearest_neighbors(X[:50], 5, normalize=False)[0], 0.1,
                           solver=solver)
     print(f"first calls (load or compile the kernels): {time.perf_counter() - start:.1f} s\n")
     print("       N   k  solver    time (s)  mean iter  GFLOP/s  / GEMM")
@@ -119,7 +119,7 @@ def main(argv=None):
     for n, k, name in plan:
         Xn = X if n == args.n else tir_scale_data(n, seed=1)[0]
         Xn = Xn / np.linalg.norm(Xn, axis=1, keepdims=True)
-        indices, _ = nearest_neighbours(Xn, k, normalize=False)
+        indices, _ = nearest_neighbors(Xn, k, normalize=False)
         elapsed, n_iter = timed(Xn, indices, SOLVERS[name])
         rate = flops(k, Xn.shape[1], n_iter, SOLVERS[name]) / elapsed / 1e9
         print(f"  {n:6d}  {k:2d}  {name:8s}  {elapsed:8.2f}  {n_iter.mean():9.1f}  "

@@ -32,7 +32,7 @@ from kssc.affinity import coefficients_to_sparse, symmetric_affinity
 from kssc.datasets import make_dvsn_data
 from kssc.estimator import PAPER_SETTING
 from kssc.metrics import clustering_error
-from kssc.neighbours import nearest_neighbours
+from kssc.neighbours import nearest_neighbors
 from kssc.representation import kssc_coefficients
 from kssc.spectral import ncut
 
@@ -84,7 +84,7 @@ def oracle_error(X, y, k, random_state):
     indices = np.empty((len(y), k), dtype=np.int64)
     for c in np.unique(y):
         members = np.flatnonzero(y == c)
-        local, _ = nearest_neighbours(X_unit[members], k, normalize=False)
+        local, _ = nearest_neighbors(X_unit[members], k, normalize=False)
         indices[members] = members[local]
     coef, _, _ = kssc_coefficients(X_unit, indices, 0.1)
     W = symmetric_affinity(coefficients_to_sparse(indices, coef, len(y)))

@@ -6,7 +6,7 @@ import scipy.sparse as sp
 
 from kssc.datasets import load_hopkins_sequence, make_intersection_data, make_tir
 from kssc.datasets.cached import tir_spectra
-from kssc.neighbours import nearest_neighbours
+from kssc.neighbours import nearest_neighbors
 
 
 def union_of_subspaces(n_subspaces=3, subspace_dim=4, n_per_subspace=40, ambient_dim=30,
@@ -30,11 +30,11 @@ def union_of_subspaces(n_subspaces=3, subspace_dim=4, n_per_subspace=40, ambient
 def kdtree_stand_in(X_unit, n_neighbors):
     """The neighbour table VLFeat's `vl_kdtreequery(..., 'NUMNEIGHBORS', k + 1)` returns.
 
-    Exact neighbours (our `nearest_neighbours`), as a (k + 1, n) array of 1-based column
+    Exact neighbours (our `nearest_neighbors`), as a (k + 1, n) array of 1-based column
     indices with the point itself in the first row, as a kd-tree query of the points
     against themselves gives it.
     """
-    indices, _ = nearest_neighbours(X_unit, n_neighbors, normalize=False)
+    indices, _ = nearest_neighbors(X_unit, n_neighbors, normalize=False)
     table = np.hstack([np.arange(len(X_unit))[:, None], indices]) + 1
     return table.T.astype(np.float64)
 

@@ -26,7 +26,7 @@ def singular_value_rows(X, group, n_singular, **extra):
             for i, v in enumerate(values)]
 
 
-def exact_neighbours(X, k_max):
+def euclidean_neighbor_indices(X, k_max):
     """Indices (n, k_max) of each point's nearest other points, by Euclidean distance."""
     k_max = min(k_max, X.shape[0] - 1)
     nn = NearestNeighbors(n_neighbors=k_max + 1, algorithm="brute").fit(X)
@@ -45,7 +45,7 @@ def neighbour_rows(X, y, group, k_max, subspace_dim):
     sufficient = 100 if TP / N >= subspace_dim (the mean point has d true neighbours) else 0.
     """
     y = np.asarray(y)
-    idx = exact_neighbours(np.asarray(X, dtype=float), k_max)
+    idx = euclidean_neighbor_indices(np.asarray(X, dtype=float), k_max)
     same = (y[idx] == y[:, None]).cumsum(axis=1)
     n = len(y)
     rows = []

@@ -1,24 +1,28 @@
-"""Approximate all-nearest-neighbour search with an inverted-file index (faiss ``IndexIVFFlat``),
-its recall measured against the exact search on a sample of points.
+"""Approximate all-nearest-neighbour search: an IVF self-join (`kssc._ivf_join`) whose recall
+is measured against the exact search on a sample of points.
 
-Chosen by measurement on 2 cores against hnswlib (HNSW) and pynndescent: at N = 10^5..10^6,
-D = 64, k = 20 the IVF index built and searched all points fastest at recall >= 0.99 and,
-unlike graph indexes built by several threads, it is deterministic: its only randomness is
-the training sample, the k-means seed and the recall sample, all drawn from `random_state`,
-and a search scans whole inverted lists exactly (docs/scaling.md has the numbers).
+The points are split into inverted lists by spherical k-means on a sample; every point's
+candidates are the points of its `nprobe` most similar lists, and the best k among them are
+kept exactly, all computed as blocked float32 GEMMs (the queries are the database, so a
+list's points are one block against every point probing it). Deterministic given
+`random_state`: its only randomness is the k-means sample and start and the recall sample.
+faiss is not needed (the distributed fit's index still uses it, `_import_faiss`).
 
 Similarity is the inner product of unit vectors: signed cosine for "euclidean" (the same
-ranking as Euclidean distance) and, for "abs_cosine", the best of the searches for x and -x.
+ranking as Euclidean distance) and its absolute value for "abs_cosine" (lists and probes
+by absolute similarity too, so x and -x fall together).
 """
 
 from dataclasses import dataclass
 from numbers import Integral, Real
+from time import perf_counter
 
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ._exact import _n_workers, exact_search, rescored
+from ._ivf_join import InvertedLists, join, join_buffer_bytes, nearest_lists, spherical_kmeans
 from ._warnings import warn_caller
-from .neighbours import exact_neighbours
 
 _LISTS_PER_SQRT_N = 4  # default nlist: about 4 sqrt(n) inverted lists
 _FIRST_PROBE = 16  # the adapted nprobe starts here and doubles
@@ -28,7 +32,13 @@ _FIRST_PROBE = 16  # the adapted nprobe starts here and doubles
 _EXACT_FROM_SHARE = 1 / 32
 _TRAIN_PER_LIST = 64
 _MIN_TRAIN_PER_LIST = 39  # faiss' own floor for a k-means training set
-_BATCH = 2**13  # rows searched and re-scored at once (~100 MiB of gathered candidates)
+# The self-join's own defaults (the constants above are also the distributed index's):
+# about 2 sqrt(n) lists, nprobe adapted from 8, k-means on 40 points per list for 8
+# iterations.
+_JOIN_LISTS_PER_SQRT_N = 2
+_JOIN_FIRST_PROBE = 8
+_KMEANS_ITERATIONS = 8
+_JOIN_TRAIN_PER_LIST = 40
 # Found neighbours within this of the exact k-th similarity count as found (ties, and the
 # exact sample is searched in float32).
 _RECALL_TOL = 1e-6
@@ -47,13 +57,13 @@ class NeighborRecallWarning(UserWarning):
     Examples
     --------
     >>> import warnings
-    >>> from kssc import IVF, NeighborRecallWarning, nearest_neighbours
+    >>> from kssc import IVF, NeighborRecallWarning, nearest_neighbors
     >>> from kssc.datasets import make_union_of_subspaces
     >>> X, _ = make_union_of_subspaces(5000, ambient_dim=30, n_subspaces=2,
     ...                                subspace_dims=[25], noise=0.01, random_state=0)
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
-    ...     _ = nearest_neighbours(X, 10, algorithm=IVF(nprobe=1), random_state=0)
+    ...     _ = nearest_neighbors(X, 10, algorithm=IVF(nprobe=1), random_state=0)
     >>> any(issubclass(w.category, NeighborRecallWarning) for w in caught)
     True
     """
@@ -61,11 +71,12 @@ class NeighborRecallWarning(UserWarning):
 
 @dataclass(frozen=True)
 class IVF:
-    """An approximate neighbour index (faiss ``IndexIVFFlat``) and its recall check.
+    """An approximate neighbour index (an IVF self-join) and its recall check.
 
-    The `neighbor_algorithm` of `KSSC` and the `algorithm` of `nearest_neighbours`
+    The `neighbor_algorithm` of `KSSC` and the `algorithm` of `nearest_neighbors`
     ("approximate" is ``IVF()``). The points are split into `nlist` inverted lists by
-    k-means; a query scans its `nprobe` nearest lists. At fit time the exact neighbours of
+    spherical k-means; every point's candidates are the points of its `nprobe` most
+    similar lists, among which its k best are kept exactly. At fit time the exact neighbours of
     `recall_sample` random points are searched (O(recall_sample * n * D)) and the recall,
     the share of their found neighbours at least as similar as their exact k-th neighbour,
     is reported (``KSSC.neighbor_recall_``).
@@ -73,9 +84,9 @@ class IVF:
     Parameters
     ----------
     nlist : int or None, default=None
-        Inverted lists; None: about 4 sqrt(n_samples) (at least 39 points per list).
+        Inverted lists; None: about 2 sqrt(n_samples) (at least 39 points per list).
     nprobe : int or None, default=None
-        Lists scanned per query; None adapts it: from 16, doubled until the sampled recall
+        Lists probed per point; None adapts it: from 8, doubled until the sampled recall
         reaches `target_recall`; when that takes more than 1/32 of the lists (data of high
         intrinsic dimension), the exact search runs instead, which is then cheaper.
     target_recall : float in (0, 1], default=0.95
@@ -84,12 +95,12 @@ class IVF:
         A `NeighborRecallWarning` is raised when the measured recall is below it.
     recall_sample : int, default=1000
         Points whose recall is measured; 0 measures nothing (recall NaN, `nprobe` None
-        then means 16, no warning).
+        then means 8, no warning).
 
     See Also
     --------
     KSSC : Takes an IVF as its `neighbor_algorithm`.
-    nearest_neighbours : Takes an IVF as its `algorithm`.
+    nearest_neighbors : Takes an IVF as its `algorithm`.
 
     Examples
     --------
@@ -139,63 +150,7 @@ def _import_faiss():
     return faiss
 
 
-def _build_index(faiss, X32, n_lists, rng):
-    dim = X32.shape[1]
-    quantizer = faiss.IndexFlatIP(dim)
-    index = faiss.IndexIVFFlat(quantizer, dim, n_lists, faiss.METRIC_INNER_PRODUCT)
-    index.cp.seed = int(rng.randint(np.iinfo(np.int32).max))
-    n = X32.shape[0]
-    n_train = min(n, _TRAIN_PER_LIST * n_lists)
-    train = X32 if n_train == n else X32[np.sort(rng.choice(n, n_train, replace=False))]
-    index.train(np.ascontiguousarray(train))
-    for start in range(0, n, 2**16):
-        index.add(np.ascontiguousarray(X32[start:start + 2**16]))
-    return index
-
-
-def _best_other(X_unit, rows, candidates, n_neighbors, metric):
-    """The `n_neighbors` most similar distinct candidates of each row, never the row itself.
-
-    Returns (indices, similarities, short): `short` flags the rows with too few valid
-    candidates (their slots hold -1), to be searched exactly.
-    """
-    candidates = np.sort(candidates, axis=1)
-    duplicate = np.zeros(candidates.shape, dtype=bool)
-    duplicate[:, 1:] = candidates[:, 1:] == candidates[:, :-1]
-    invalid = (candidates < 0) | duplicate | (candidates == rows[:, None])
-    safe = np.where(invalid, 0, candidates)
-    sims = np.einsum("id,ikd->ik", np.asarray(X_unit[rows], dtype=float),
-                     np.asarray(X_unit[safe], dtype=float))
-    if metric == "abs_cosine":
-        sims = np.abs(sims)
-    sims[invalid] = -np.inf
-    order = np.argsort(-sims, axis=1, kind="stable")[:, :n_neighbors]
-    sims = np.take_along_axis(sims, order, 1)
-    indices = np.take_along_axis(candidates, order, 1)
-    short = ~np.isfinite(sims).all(axis=1)
-    return indices, sims, short
-
-
-def _search_rows(index, X_unit, X32, rows, n_neighbors, metric):
-    """Index neighbours of the points `rows` (each asked for k + 1 candidates, also for -x
-    with "abs_cosine"); rows the index under-fills are searched exactly."""
-    k = n_neighbors
-    indices = np.empty((rows.size, k), dtype=np.int64)
-    sims = np.empty((rows.size, k))
-    for start in range(0, rows.size, _BATCH):
-        part = slice(start, start + _BATCH)
-        queries = np.ascontiguousarray(X32[rows[part]])
-        candidates = index.search(queries, k + 1)[1]
-        if metric == "abs_cosine":
-            candidates = np.hstack([candidates, index.search(-queries, k + 1)[1]])
-        indices[part], sims[part], short = _best_other(X_unit, rows[part], candidates, k, metric)
-        if short.any():
-            redo = np.flatnonzero(short) + start
-            indices[redo], sims[redo] = exact_neighbours(X_unit, k, metric, rows=rows[redo])
-    return indices, sims
-
-
-def neighbour_recall(found, exact, tol=_RECALL_TOL):
+def neighbor_recall(found, exact, tol=_RECALL_TOL):
     """Mean share of the found neighbours at least as similar as the exact k-th one.
 
     `found` and `exact` hold the similarities (n, k) of the found and of the exact
@@ -205,57 +160,119 @@ def neighbour_recall(found, exact, tol=_RECALL_TOL):
     return float(np.mean(found >= exact[:, -1:] - tol))
 
 
-def approximate_neighbours(X_unit, n_neighbors, metric="euclidean", index=None,
-                           random_state=None):
+def _train(X32, n_lists, metric, rng):
+    """Centroids of the inverted lists: spherical k-means on a random sample of the rows."""
+    n = X32.shape[0]
+    n_train = min(n, _JOIN_TRAIN_PER_LIST * n_lists)
+    rows = np.arange(n) if n_train == n else np.sort(rng.choice(n, n_train, replace=False))
+    return spherical_kmeans(np.asarray(X32[rows], dtype=np.float32), n_lists, metric,
+                            _KMEANS_ITERATIONS, rng)
+
+
+def _joined(X_unit, X32, index, rows, probes, k, metric, progress=None):
+    """IVF self-join neighbours of the rows `rows` (ascending) on X32, re-scored on X_unit
+    in float64 and sorted; rows with fewer than k candidates (tiny lists) are searched
+    exactly."""
+    found = join(X32, index, rows, probes, k, metric, progress)
+    short = (found < 0).any(axis=1)
+    indices, sims = rescored(X_unit, rows, np.where(found < 0, 0, found), metric)
+    if short.any():
+        indices[short], sims[short] = exact_search(X_unit, k, metric, rows=rows[short])
+    return indices, sims
+
+
+def memory_bytes(n_samples, n_features, n_neighbors, index=None, dtype=float):
+    """Bytes `approximate_search` allocates at its peak: a float32 copy of the rows unless
+    they are float32 already, the k-means sample, every row's probed lists (at the first
+    nprobe: a doubled one is searched for the sample only until the last), the lists'
+    ordering, the worker threads' buffers (fixed bytes), the running top-k and the result;
+    no copy of the data for the index."""
+    settings = IVF() if index is None else index
+    n, d, k = n_samples, n_features, n_neighbors
+    n_lists = settings.nlist or int(_JOIN_LISTS_PER_SQRT_N * np.sqrt(n))
+    n_probe = min(n_lists, settings.nprobe or _JOIN_FIRST_PROBE)
+    copy = 4 * n * d if dtype != np.float32 else 0
+    train = 12 * min(n, _JOIN_TRAIN_PER_LIST * n_lists) * d
+    probes = 8 * n * n_probe * 3  # the lists, and each worker's slots sorted by list
+    ordering = 16 * n
+    buffers = _n_workers(n) * join_buffer_bytes(d)
+    top_k = 12 * n * k
+    result = 3 * 16 * n * k
+    return copy + max(train, probes + ordering + buffers + top_k + result)
+
+
+def approximate_search(X_unit, n_neighbors, metric="euclidean", index=None,
+                       random_state=None, progress=None):
     """Approximate k most similar other points of every unit-norm row of `X_unit`.
 
-    The index (`index`, an `IVF`; default ``IVF()``) is built once on X and queried with
-    every point for k + 1 candidates (one may be the point itself, or an exact duplicate
-    standing in for it); with "abs_cosine" also with -x, and the two candidate lists are
-    merged. Self and repeated candidates are dropped by index, so a point is never its own
-    neighbour, also with duplicates. Rows left with fewer than k candidates (tiny inverted
-    lists) are searched exactly. Runs on all cores (faiss' OpenMP threads); the result is
-    deterministic given `random_state`. X_unit may be float32 (also a memory map).
+    An IVF self-join (`kssc._ivf_join`): the points are split into inverted lists by
+    spherical k-means on a sample; each list's points are multiplied in blocked
+    float32 GEMMs against the points of the `nprobe` lists with the most similar centroids
+    (itself first, absolute similarity for "abs_cosine"), and the best k of every row are
+    kept exactly among those candidates, then re-scored in float64. A point is never its
+    own neighbour (excluded by index, also with duplicates). Rows left with fewer than k
+    candidates (tiny lists) are searched exactly. Runs on all cores; the result is
+    deterministic given `random_state`. X_unit may be float32 (also a memory map); memory:
+    the index (one float32 copy of the data, sorted by list) and buffers of fixed bytes.
 
-    With an adapted nprobe (`IVF`) that would scan more than `_EXACT_FROM_SHARE` of the
-    lists, the exact search runs instead.
+    The settings are `index` (an `IVF`; default ``IVF()``). With an adapted nprobe that
+    would join more than `_EXACT_FROM_SHARE` of the lists, the exact search runs instead.
+    `progress(done, total)` is called as the lists of the full join finish.
 
     Returns (indices (n, k) int64, similarities (n, k) float64, info): info holds
     "algorithm" ("ivf", or "exact" after that switch), "nlist", "nprobe", "recall" (NaN
-    when not measured) and "recall_sample".
+    when not measured) and "recall_sample"; for "ivf" also the seconds ("timings") and the
+    similarities computed ("similarities", pairs of D-vectors) of its stages: "train"
+    (k-means), "assign" (every point's lists), "recall" (the sample) and "join".
     """
-    faiss = _import_faiss()
     settings = IVF() if index is None else index
     rng = check_random_state(random_state)
     n = X_unit.shape[0]
     k = int(n_neighbors)
-    X32 = np.ascontiguousarray(X_unit, dtype=np.float32)
-    n_lists = settings.nlist or int(_LISTS_PER_SQRT_N * np.sqrt(n))
+    X32 = X_unit if X_unit.dtype == np.float32 else np.asarray(X_unit, dtype=np.float32)
+    n_lists = settings.nlist or int(_JOIN_LISTS_PER_SQRT_N * np.sqrt(n))
     n_lists = int(np.clip(n_lists, 1, max(1, n // _MIN_TRAIN_PER_LIST)))
-    ivf = _build_index(faiss, X32, n_lists, rng)
+    clock = [perf_counter()]
+    centroids = _train(X32, n_lists, metric, rng)
+    clock.append(perf_counter())
+    n_probe = min(n_lists, settings.nprobe or _JOIN_FIRST_PROBE)
+    probes = nearest_lists(X32, centroids, metric, n_probe)
+    index = InvertedLists(probes[:, 0], n_lists)
+    clock.append(perf_counter())
     sample = np.sort(rng.choice(n, min(settings.recall_sample, n), replace=False))
-    n_probe = min(n_lists, settings.nprobe or _FIRST_PROBE)
     recall = float("nan")
     if sample.size:
-        exact = exact_neighbours(X32, k, metric, rows=sample)[1]
+        exact = exact_search(X32, k, metric, rows=sample)[1]
         while True:
-            ivf.nprobe = n_probe
-            recall = neighbour_recall(_search_rows(ivf, X_unit, X32, sample, k, metric)[1], exact)
+            probed = nearest_lists(X32[sample], centroids, metric, n_probe)
+            found = _joined(X_unit, X32, index, sample, probed, k, metric)[1]
+            recall = neighbor_recall(found, exact)
             if settings.nprobe or recall >= settings.target_recall or n_probe >= n_lists:
                 break
             n_probe = min(2 * n_probe, n_lists)
             if n_probe > _EXACT_FROM_SHARE * n_lists:
-                del ivf
-                indices, sims = exact_neighbours(X_unit, k, metric)
+                del index, probes
+                indices, sims = exact_search(X_unit, k, metric, progress=progress)
                 return indices, sims, {"algorithm": "exact", "nlist": n_lists, "nprobe": None,
                                        "recall": 1.0, "recall_sample": int(sample.size)}
-    ivf.nprobe = n_probe
-    indices, sims = _search_rows(ivf, X_unit, X32, np.arange(n), k, metric)
+    if n_probe != probes.shape[1]:
+        probes = nearest_lists(X32, centroids, metric, n_probe)
+    clock.append(perf_counter())
+    indices, sims = _joined(X_unit, X32, index, np.arange(n), probes, k, metric, progress)
+    clock.append(perf_counter())
+    sizes = np.diff(index.bounds)
+    # What the stages computed, for their rates: similarities (pairs of D-vectors).
+    work = {"train": _KMEANS_ITERATIONS * min(n, _JOIN_TRAIN_PER_LIST * n_lists) * n_lists,
+            "assign": n * n_lists, "recall": sample.size * n,
+            "join": int(sizes[probes].sum())}
+    timings = dict(zip(("train", "assign", "recall", "join"), np.diff(clock).tolist(),
+                       strict=True))
     if recall < settings.min_recall:
         warn_caller(
-            f"the approximate neighbour search (faiss IVF, nlist={n_lists}, nprobe={n_probe}) "
-            f"found {recall:.3f} of the exact neighbours of {sample.size} sampled points, below "
-            f"min_recall={settings.min_recall:g}: raise nprobe (or leave it None, adapted) or "
-            "use the exact search.", NeighborRecallWarning)
+            f"the approximate neighbour search (IVF self-join, nlist={n_lists}, "
+            f"nprobe={n_probe}) found {recall:.3f} of the exact neighbours of {sample.size} "
+            f"sampled points, below min_recall={settings.min_recall:g}: raise nprobe (or "
+            "leave it None, adapted) or use the exact search.", NeighborRecallWarning)
     return indices, sims, {"algorithm": "ivf", "nlist": n_lists, "nprobe": n_probe,
-                           "recall": recall, "recall_sample": int(sample.size)}
+                           "recall": recall, "recall_sample": int(sample.size),
+                           "timings": timings, "similarities": work}

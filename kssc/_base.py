@@ -10,6 +10,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
+from ._exact import rescore
 from ._progress import ProgressMixin
 from ._validation import (
     check_n_clusters,
@@ -20,7 +21,6 @@ from ._validation import (
 )
 from ._warnings import warn_caller
 from .affinity import symmetric_affinity
-from .neighbours import rescore
 from .spectral import (
     ASSIGN_LABELS,
     ISOLATED_FATE,

@@ -11,7 +11,7 @@ be a chain that N-Cut cuts in the middle. Every function here runs in O(n k) mem
 import numpy as np
 
 from ._validation import check_n_neighbors, normalize_rows
-from .neighbours import search_neighbours
+from .neighbours import search_neighbors
 
 _BLOCK_BYTES = 64 * 2**20
 # Up to this many points the random candidates come from random keys over all points (the
@@ -113,8 +113,15 @@ def _check_views(n_neighbors, neighbor_pcs):
     return counts.tolist(), pcs.tolist()
 
 
+def _view_progress(progress, view, n_views, steps=1000):
+    """`progress` of view `view` of `n_views`, mapped on one scale of n_views * steps."""
+    if progress is None or n_views == 1:
+        return progress
+    return lambda done, total: progress(view * steps + done * steps // total, n_views * steps)
+
+
 def candidate_sets(X, n_neighbors, *, neighbor_pcs=0, n_random=0, metric="euclidean",
-                   algorithm="exact", unit_rows=False, random_state=None):
+                   algorithm="exact", unit_rows=False, random_state=None, progress=None):
     """The candidates (n, k) of every row of X: neighbour views, then random other points.
 
     Parameters
@@ -130,16 +137,18 @@ def candidate_sets(X, n_neighbors, *, neighbor_pcs=0, n_random=0, metric="euclid
         Extra distinct random other points per row (at most as many as are left).
     metric : {"euclidean", "abs_cosine", "l2"}
         "euclidean" and "abs_cosine" on unit vectors; "l2" the Euclidean distance of the
-        points as given (`kssc.neighbours.search_neighbours`, exact for "l2").
+        points as given (`kssc.neighbours.search_neighbors`, exact for "l2").
     algorithm : {"exact", "approximate"} or IVF
         Search of the unit-vector metrics.
     unit_rows : bool, default=False
         X's rows already have unit norm (skips renormalising a view with no direction removed).
     random_state : numpy RandomState
         Draws the random candidates (and seeds an approximate search).
+    progress : callable or None
+        ``progress(done, total)`` as the searches advance (all views on one scale).
 
     Returns (indices (n, k), search): `search` is the last view's search report
-    (`kssc.neighbours.search_neighbours`) with "recall" the lowest over the views (1.0 when
+    (`kssc.neighbours.search_neighbors`) with "recall" the lowest over the views (1.0 when
     all are exact; NaN when an index did not measure it).
     """
     n = X.shape[0]
@@ -147,14 +156,15 @@ def candidate_sets(X, n_neighbors, *, neighbor_pcs=0, n_random=0, metric="euclid
     check_n_neighbors(int(sum(counts)), n)
     indices = np.empty((n, 0), dtype=np.int64)
     recall = 1.0
-    for count, removed in zip(counts, pcs, strict=True):
+    for view, (count, removed) in enumerate(zip(counts, pcs, strict=True)):
         Q = remove_top_components(X, min(removed, min(X.shape) - 1))
         wanted = indices.shape[1] + count
         if metric != "l2" and not (unit_rows and Q is X):
             Q = normalize_rows(Q)[0]
-        found, _, search = search_neighbours(Q, wanted, metric,
+        found, _, search = search_neighbors(Q, wanted, metric,
                                              "exact" if metric == "l2" else algorithm,
-                                             random_state=random_state)
+                                             random_state=random_state,
+                                             progress=_view_progress(progress, view, len(counts)))
         recall = float(np.minimum(recall, search["recall"]))
         indices = merge_candidates(indices, found, count) if indices.shape[1] else found
     n_random = min(n_random, n - 1 - indices.shape[1])

@@ -148,7 +148,7 @@ class KSSC(SelfExpressiveClustering):
     --------
     AutoKSSC : The setting chosen among named presets (`kssc.presets`) without labels.
     baselines.SSC : Sparse subspace clustering over all points (memory O(n^2)).
-    nearest_neighbours : The neighbour filter k-SSC codes each point over.
+    nearest_neighbors : The neighbour filter k-SSC codes each point over.
     spectral_clustering : The spectral step applied to the affinity.
 
     Examples
@@ -236,11 +236,11 @@ class KSSC(SelfExpressiveClustering):
         if self.metric == "l2" and algorithm != "exact" and self.neighbor_algorithm != "auto":
             raise ValueError(f"metric='l2' has an exact search only; got neighbor_algorithm="
                              f"{self.neighbor_algorithm!r}: use 'exact' or 'auto'.")
-        with self._timed("neighbours"):
+        with self._timed("neighbours") as progress:
             indices, search = candidate_sets(P, self.n_neighbors, neighbor_pcs=self.neighbor_pcs,
                                              n_random=self.n_random, metric=self.metric,
                                              algorithm=algorithm, unit_rows=self.normalize,
-                                             random_state=random_state)
+                                             random_state=random_state, progress=progress)
         self.neighbor_search_ = search
         self.neighbor_recall_ = search["recall"]
         with self._timed("coefficients") as progress:

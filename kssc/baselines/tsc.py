@@ -24,7 +24,7 @@ from sklearn.utils._param_validation import Interval
 from .._base import SelfExpressiveClustering, unit_rows
 from .._validation import check_n_neighbors
 from ..affinity import coefficients_to_sparse
-from ..neighbours import nearest_neighbours
+from ..neighbours import nearest_neighbors
 
 
 def tsc_weights(similarities):
@@ -78,7 +78,7 @@ class TSC(SelfExpressiveClustering):
     See Also
     --------
     kssc.KSSC : Codes each point over the same neighbours instead of weighting them.
-    kssc.nearest_neighbours : The neighbour search TSC uses.
+    kssc.nearest_neighbors : The neighbour search TSC uses.
 
     Examples
     --------
@@ -112,7 +112,7 @@ class TSC(SelfExpressiveClustering):
         q = check_n_neighbors(self.n_neighbors, n)
         X_unit = unit_rows(X, warn=False)
         with self._timed("neighbours"):
-            indices, similarities = nearest_neighbours(
+            indices, similarities = nearest_neighbors(
                 X_unit, q, metric="euclidean" if self.signed else "abs_cosine", normalize=False)
         self.neighbors_ = indices
         Z = coefficients_to_sparse(indices, tsc_weights(similarities), n)

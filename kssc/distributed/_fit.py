@@ -248,9 +248,9 @@ def _fit(client, X, bounds, n_clusters, k, algorithm, metric, options, rng):
     U = _unit_blocks(client, X, bounds)
     shuffled = {}
     if algorithm == "exact":
-        indices, _ = _neighbours.exact_neighbours(client, U, k, metric)
+        indices, _ = _neighbours.exact_neighbor_blocks(client, U, k, metric)
     else:
-        indices, _, shuffled["rows_by_list"] = _neighbours.approximate_neighbours(
+        indices, _, shuffled["rows_by_list"] = _neighbours.approximate_neighbor_blocks(
             client, U, k, rng)
     wait(indices.futures)
     found = perf_counter()

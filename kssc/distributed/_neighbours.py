@@ -1,7 +1,7 @@
 """Distributed neighbour search: exact by block pairs, or a faiss IVF index split by lists.
 
 Exact: every (query block, database block) pair gives each query its k best rows of that
-block (float32 products, as `kssc.neighbours.exact_neighbours`, re-scored in float64); one
+block (float32 products, as `kssc._exact.exact_search`, re-scored in float64); one
 task per query block keeps the k best by the float32 score and sorts them by the float64 one.
 
 Approximate: the IVF coarse quantiser is trained on the client on the same sample
@@ -16,7 +16,7 @@ returned them.
 import numpy as np
 
 from .._ann import _FIRST_PROBE, _LISTS_PER_SQRT_N, _MIN_TRAIN_PER_LIST, _TRAIN_PER_LIST
-from ..neighbours import rescore
+from .._exact import rescore
 from ._blocks import RowBlocks, gather_rows, part
 
 RECALL_SAMPLE = 1000
@@ -52,7 +52,7 @@ def merge_top_k(k, *parts):
     return np.take_along_axis(ids, order, 1), np.take_along_axis(sims, order, 1)
 
 
-def exact_neighbours(client, U, k, metric):
+def exact_neighbor_blocks(client, U, k, metric):
     """Exact neighbours of every row: (indices blocks, similarities blocks) as RowBlocks."""
     indices, sims = [], []
     for q, (q_start, q_stop) in zip(U.futures, U.spans(), strict=True):
@@ -183,7 +183,7 @@ def search_partition(index_bytes, k1, database, queries):
 
 def merge_partitions(start, stop, k, *results):
     """Per point: the k1 best by float32 score over all partitions (what one index returns),
-    then the k best other points by similarity (as `kssc._ann._best_other`).
+    then the k best other points by similarity (self and repeats dropped by index).
 
     Returns (indices, similarities, local rows left with fewer than k candidates).
     """
@@ -221,7 +221,7 @@ def _owner_of_lists(counts, n_parts):
     return np.minimum(n_parts - 1, (n_parts * (cumulative - counts) // max(1, cumulative[-1])))
 
 
-def approximate_neighbours(client, U, k, rng):
+def approximate_neighbor_blocks(client, U, k, rng):
     """IVF neighbours of every row ("euclidean" metric): (indices, similarities) RowBlocks
     and the bytes the row shuffle moves (database and query pieces)."""
     n = U.n_rows

@@ -3,12 +3,10 @@ import warnings
 import numpy as np
 import pytest
 
-pytest.importorskip("faiss", reason="the approximate backend needs faiss-cpu")
-
 from kssc import IVF, KSSC, NeighborRecallWarning
 from kssc import _ann as ann
-from kssc._ann import approximate_neighbours, neighbour_recall
-from kssc.neighbours import nearest_neighbours
+from kssc._ann import approximate_search, neighbor_recall
+from kssc.neighbours import nearest_neighbors
 
 
 def _clustered(n=3000, dim=32, n_subspaces=6, sub_dim=4, seed=0):
@@ -30,8 +28,8 @@ def _recall(found, exact):
 def test_recall_against_exact_search(metric):
     X = _clustered()
     k = 10
-    indices, sims = approximate_neighbours(X, k, metric, random_state=0)[:2]
-    exact, _ = nearest_neighbours(X, k, metric=metric, algorithm="exact")
+    indices, sims = approximate_search(X, k, metric, random_state=0)[:2]
+    exact, _ = nearest_neighbors(X, k, metric=metric, algorithm="exact")
     sample = np.random.default_rng(1).choice(len(X), 500, replace=False)
     assert indices.shape == sims.shape == (len(X), k) and indices.dtype == np.int64
     assert _recall(indices[sample], exact[sample]) >= 0.9
@@ -45,10 +43,10 @@ def test_recall_against_exact_search(metric):
 def test_abs_cosine_finds_antipodal_points():
     X = _clustered(n=1200, seed=2)
     X[600:] = -X[:600]
-    indices, sims = approximate_neighbours(X, 5, "abs_cosine", random_state=0)[:2]
+    indices, sims = approximate_search(X, 5, "abs_cosine", random_state=0)[:2]
     assert (indices[:600, 0] == np.arange(600, 1200)).mean() >= 0.99
     np.testing.assert_allclose(sims[:, 0], 1.0, atol=1e-12)
-    signed, _ = approximate_neighbours(X, 5, "euclidean", random_state=0)[:2]
+    signed, _ = approximate_search(X, 5, "euclidean", random_state=0)[:2]
     assert not (signed[:600] == np.arange(600, 1200)[:, None]).any()
 
 
@@ -56,27 +54,29 @@ def test_duplicates_never_return_self():
     X = _clustered(n=1002, seed=3)
     X[:400] = X[0]  # 400 copies of one point: more than k + 1 of them tie
     for metric in ("euclidean", "abs_cosine"):
-        indices, _ = approximate_neighbours(X, 8, metric, random_state=0)[:2]
+        indices, _ = approximate_search(X, 8, metric, random_state=0)[:2]
         assert not (indices == np.arange(len(X))[:, None]).any()
         assert all(np.unique(row).size == 8 for row in indices)
 
 
 def test_deterministic_given_random_state():
     X = _clustered(n=2000, seed=4)
-    first = approximate_neighbours(X, 10, "euclidean", random_state=7)[:2]
-    second = approximate_neighbours(X, 10, "euclidean", random_state=7)[:2]
+    first = approximate_search(X, 10, "euclidean", random_state=7)[:2]
+    second = approximate_search(X, 10, "euclidean", random_state=7)[:2]
     np.testing.assert_array_equal(first[0], second[0])
     np.testing.assert_array_equal(first[1], second[1])
 
 
 def test_tiny_data_falls_back_to_exact_rows():
     X = _clustered(n=60, dim=8, n_subspaces=2, sub_dim=3, seed=5)
-    indices, sims = approximate_neighbours(X, 59, "euclidean", random_state=0)[:2]
+    indices, sims = approximate_search(X, 59, "euclidean", random_state=0)[:2]
     for i in range(60):
         assert sorted(indices[i]) == [j for j in range(60) if j != i]
 
 
-def test_missing_faiss_names_the_pip_package(monkeypatch):
+def test_the_self_join_needs_no_faiss(monkeypatch):
+    # The IVF self-join trains its lists and searches with numpy GEMMs and the compiled
+    # top-k only: the approximate search runs where faiss is not installed.
     import builtins
 
     real_import = builtins.__import__
@@ -87,8 +87,9 @@ def test_missing_faiss_names_the_pip_package(monkeypatch):
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_faiss)
-    with pytest.raises(ImportError, match="pip install faiss-cpu"):
-        approximate_neighbours(_clustered(n=100), 5)
+    X = _clustered(n=600)
+    indices, _, info = approximate_search(X, 5, random_state=0)
+    assert indices.shape == (600, 5) and info["algorithm"] in ("ivf", "exact")
 
 
 def _high_dimensional(n=4000, seed=0):
@@ -110,16 +111,16 @@ def test_recall_counts_found_neighbours_as_similar_as_the_exact_kth():
     # Row 0 finds 2 of 3 (0.5 < 0.7); row 1 finds other points tied with its exact ones.
     found = np.array([[0.9, 0.8, 0.5], [1.0, 1.0, 1.0]])
     exact = np.array([[0.9, 0.8, 0.7], [1.0, 1.0, 1.0]])
-    assert neighbour_recall(found, exact) == pytest.approx(5 / 6)
-    assert neighbour_recall(exact, exact) == 1.0
+    assert neighbor_recall(found, exact) == pytest.approx(5 / 6)
+    assert neighbor_recall(exact, exact) == 1.0
 
 
 def test_low_recall_warns_and_the_sampled_recall_is_the_true_one():
     X = _high_dimensional()
     k = 10
     with pytest.warns(NeighborRecallWarning, match=r"nprobe=1\).*below min_recall=0.9"):
-        _, sims, info = approximate_neighbours(X, k, index=IVF(nprobe=1), random_state=0)
-    true_recall = neighbour_recall(sims, _exact_similarities(X, k))
+        _, sims, info = approximate_search(X, k, index=IVF(nprobe=1), random_state=0)
+    true_recall = neighbor_recall(sims, _exact_similarities(X, k))
     assert info["nprobe"] == 1 and info["recall_sample"] == 1000
     assert info["recall"] < 0.9
     assert abs(info["recall"] - true_recall) < 0.03
@@ -130,16 +131,16 @@ def test_adapted_nprobe_reaches_the_target_recall_without_warning(monkeypatch):
     X = _high_dimensional()
     with warnings.catch_warnings():
         warnings.simplefilter("error", NeighborRecallWarning)
-        _, sims, info = approximate_neighbours(X, 10, random_state=0)
+        _, sims, info = approximate_search(X, 10, random_state=0)
     assert info["algorithm"] == "ivf" and info["recall"] >= 0.95 and info["nprobe"] > 16
-    assert neighbour_recall(sims, _exact_similarities(X, 10)) >= 0.94
+    assert neighbor_recall(sims, _exact_similarities(X, 10)) >= 0.94
 
 
 def test_an_adapted_nprobe_scanning_many_lists_switches_to_the_exact_search():
     X = _high_dimensional()
-    indices, sims, info = approximate_neighbours(X, 10, random_state=0)
+    indices, sims, info = approximate_search(X, 10, random_state=0)
     assert info["algorithm"] == "exact" and info["recall"] == 1.0
-    np.testing.assert_array_equal(indices, nearest_neighbours(X, 10, normalize=False)[0])
+    np.testing.assert_array_equal(indices, nearest_neighbors(X, 10, normalize=False)[0])
 
 
 @pytest.mark.filterwarnings("ignore::kssc.DegenerateFitWarning")
@@ -166,7 +167,7 @@ def test_kssc_reports_the_recall_and_warns_through_its_ivf():
 def test_bad_ivf_settings_raise_clear_errors(settings, message):
     X = _clustered(n=300)
     with pytest.raises(ValueError, match=message):
-        nearest_neighbours(X, 5, algorithm=IVF(**settings))
+        nearest_neighbors(X, 5, algorithm=IVF(**settings))
     with pytest.raises(ValueError, match=message):
         KSSC(2, n_neighbors=5, neighbor_algorithm=IVF(**settings)).fit(X)
 
@@ -174,6 +175,30 @@ def test_bad_ivf_settings_raise_clear_errors(settings, message):
 def test_l2_has_no_approximate_search():
     X = _clustered(n=300)
     with pytest.raises(ValueError, match="metric='l2' has an exact search only"):
-        nearest_neighbours(X, 5, metric="l2", algorithm="approximate")
+        nearest_neighbors(X, 5, metric="l2", algorithm="approximate")
     with pytest.raises(ValueError, match="metric='l2' has an exact search only"):
         KSSC(2, n_neighbors=5, metric="l2", neighbor_algorithm=IVF()).fit(X)
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "abs_cosine"])
+def test_self_join_keeps_the_exact_best_among_the_probed_lists(metric):
+    # Every row's k found are the k most similar other points among the points of its
+    # n_probe lists (brute force over the same candidates), also with duplicates.
+    from kssc import _ivf_join
+
+    X = _clustered(n=900, seed=6).astype(np.float32)
+    X[100:110] = X[0]
+    rng = np.random.RandomState(0)
+    centroids = _ivf_join.spherical_kmeans(X, 12, metric, 5, rng)
+    probes = _ivf_join.nearest_lists(X, centroids, metric, 3)
+    index = _ivf_join.InvertedLists(probes[:, 0], 12)
+    found = _ivf_join.join(X, index, np.arange(900), probes, 7, metric)
+    S = X.astype(float) @ X.T.astype(float)
+    if metric == "abs_cosine":
+        S = np.abs(S)
+    lists = probes[:, 0]
+    for i in range(900):
+        allowed = np.flatnonzero(np.isin(lists, probes[i]) & (np.arange(900) != i))
+        best = np.sort(S[i, allowed])[::-1][:7]
+        np.testing.assert_allclose(np.sort(S[i, found[i]])[::-1], best, atol=1e-5)
+        assert i not in found[i] and np.unique(found[i]).size == 7

@@ -8,11 +8,11 @@ from sklearn.neighbors import NearestNeighbors
 from kssc import KSSC
 from kssc import candidates as cand
 from kssc.affinity import max_normalize_rows, threshold_rows
-from kssc.neighbours import nearest_neighbours
+from kssc.neighbours import nearest_neighbors
 
 
 def l2_neighbours(X, k):
-    return nearest_neighbours(X, k, metric="l2")[0]
+    return nearest_neighbors(X, k, metric="l2")[0]
 
 
 @pytest.mark.parametrize("block_size", [None, 7])
@@ -21,7 +21,7 @@ def test_l2_neighbours_match_sklearn(block_size, offset):
     # Far from the origin (offset) the float32 search would lose the distances to
     # cancellation in ||y||^2 - 2 x.y without its centring.
     X = np.random.default_rng(0).standard_normal((60, 5)) * [1, 2, 3, 4, 5] + offset
-    found, distances = nearest_neighbours(X, 6, metric="l2", block_size=block_size)
+    found, distances = nearest_neighbors(X, 6, metric="l2", block_size=block_size)
     ref_distances, ref = NearestNeighbors(n_neighbors=7, algorithm="brute").fit(X).kneighbors(X)
     np.testing.assert_array_equal(found, ref[:, 1:])
     np.testing.assert_allclose(distances, np.linalg.norm(X[:, None] - X[found], axis=2),

@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 from sklearn.neighbors import NearestNeighbors
 
-from kssc import neighbours
-from kssc.neighbours import nearest_neighbours
+from kssc import IVF as _IVF
+from kssc import _exact
+from kssc.neighbours import nearest_neighbors
 
 
 def _brute_force(X, k, metric):
@@ -22,7 +23,7 @@ def _brute_force(X, k, metric):
 def test_exact_search_matches_brute_force(metric, block_size):
     rng = np.random.default_rng(0)
     X = rng.standard_normal((700, 12))
-    indices, sims = nearest_neighbours(X, 9, metric=metric, block_size=block_size)
+    indices, sims = nearest_neighbors(X, 9, metric=metric, block_size=block_size)
     assert indices.shape == sims.shape == (700, 9)
     np.testing.assert_allclose(sims, _brute_force(X, 9, metric), atol=1e-6)
     assert not (indices == np.arange(700)[:, None]).any()
@@ -34,16 +35,16 @@ def test_duplicates_are_neighbours_but_never_self():
     X = rng.standard_normal((50, 5))
     X[10] = X[20]
     X[30] = -X[40]
-    indices, sims = nearest_neighbours(X, 3)
+    indices, sims = nearest_neighbors(X, 3)
     assert indices[10, 0] == 20 and indices[20, 0] == 10
     assert not (indices == np.arange(50)[:, None]).any()
-    abs_indices, _ = nearest_neighbours(X, 3, metric="abs_cosine")
+    abs_indices, _ = nearest_neighbors(X, 3, metric="abs_cosine")
     assert abs_indices[30, 0] == 40 and abs_indices[40, 0] == 30
 
 
 def test_k_equal_n_minus_one_returns_every_other_point():
     X = np.random.default_rng(2).standard_normal((6, 3))
-    indices, _ = nearest_neighbours(X, 5)
+    indices, _ = nearest_neighbors(X, 5)
     for i in range(6):
         assert sorted(indices[i]) == [j for j in range(6) if j != i]
 
@@ -60,14 +61,14 @@ def test_k_equal_n_minus_one_returns_every_other_point():
 def test_bad_arguments(kwargs, message):
     X = np.random.default_rng(3).standard_normal((10, 4))
     with pytest.raises(ValueError, match=message):
-        nearest_neighbours(X, **kwargs)
+        nearest_neighbors(X, **kwargs)
 
 
 def test_non_finite_input_named():
     X = np.ones((5, 3))
     X[2, 1] = np.nan
     with pytest.raises(ValueError, match=r"NaN or infinity in 1 row\(s\), first at row\(s\) \[2\]"):
-        nearest_neighbours(X, 2)
+        nearest_neighbors(X, 2)
 
 
 def test_exact_search_memory_does_not_grow_with_n_features_times_k():
@@ -76,7 +77,7 @@ def test_exact_search_memory_does_not_grow_with_n_features_times_k():
     X = np.random.default_rng(0).standard_normal((800, 20_000))
     tracemalloc.start()
     try:
-        indices, _ = nearest_neighbours(X, 20)
+        indices, _ = nearest_neighbors(X, 20)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -89,11 +90,145 @@ def test_exact_search_memory_does_not_grow_with_n_features_times_k():
 def test_chunked_rescoring_matches_scikit_learn(monkeypatch, budget):
     # Whatever the gathering budget (one vector, part of a row's neighbours, everything at
     # once), the neighbours and their order are scikit-learn's brute-force ones.
-    monkeypatch.setattr(neighbours, "_RESCORE_BYTES", budget)
+    monkeypatch.setattr(_exact, "_RESCORE_BYTES", budget)
     rng = np.random.default_rng(2)
     X = rng.standard_normal((120, 5_000))
     X /= np.linalg.norm(X, axis=1, keepdims=True)
-    indices, sims = nearest_neighbours(X, 7)
+    indices, sims = nearest_neighbors(X, 7)
     reference = NearestNeighbors(n_neighbors=8, algorithm="brute").fit(X).kneighbors(X)[1][:, 1:]
     np.testing.assert_array_equal(indices, reference)
     np.testing.assert_allclose(sims, np.einsum("ij,ikj->ik", X, X[indices]), rtol=1e-12)
+
+
+def test_british_spelling_is_a_deprecated_alias():
+    # Public names are spelt as scikit-learn's; the old name works for one release.
+    import kssc
+
+    X = np.random.default_rng(3).standard_normal((30, 4))
+    with pytest.warns(FutureWarning, match="nearest_neighbors"):
+        old = kssc.nearest_neighbours(X, 3, metric="abs_cosine")
+    new = kssc.nearest_neighbors(X, 3, metric="abs_cosine")
+    np.testing.assert_array_equal(old[0], new[0])
+    np.testing.assert_array_equal(old[1], new[1])
+    assert "nearest_neighbors" in kssc.__all__ and "nearest_neighbours" not in kssc.__all__
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "abs_cosine", "l2"])
+@pytest.mark.parametrize("block_size", [None, 1, 37, 200])
+def test_symmetric_blocks_give_the_row_by_row_neighbours(metric, block_size):
+    # The all-rows search computes each block pair of X X^T once and selects by rows and by
+    # columns; the search of given rows runs row blocks against all. With exact duplicates
+    # (ties), both break ties by the same per-row order, so they agree entry for entry.
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((301, 9))
+    X[150:170] = X[:20]
+    if metric != "l2":
+        X /= np.linalg.norm(X, axis=1, keepdims=True)
+    whole = _exact.exact_search(X, 8, metric, block_size=block_size)
+    by_rows = _exact.exact_search(X, 8, metric, rows=np.arange(301))
+    np.testing.assert_array_equal(whole[0], by_rows[0])
+    np.testing.assert_array_equal(whole[1], by_rows[1])
+    assert not (whole[0] == np.arange(301)[:, None]).any()
+    if metric != "abs_cosine":
+        distances = NearestNeighbors(n_neighbors=9, algorithm="brute").fit(X).kneighbors(X)[0]
+        found = np.linalg.norm(X[whole[0]] - X[:, None], axis=2)
+        np.testing.assert_allclose(found, distances[:, 1:], atol=1e-9)
+
+
+def _no_search(*args, **kwargs):
+    raise AssertionError("the search started although the memory check should have stopped it")
+
+
+@pytest.mark.parametrize("algorithm", ["exact", "approximate"])
+def test_memory_check_raises_before_any_work(monkeypatch, algorithm):
+    # With a small available-memory figure the search stops first, with what it needs,
+    # what is available and what to change; neither search kernel is entered.
+    import kssc._memory
+    from kssc import KSSC, neighbours
+    from kssc._memory import NeighborMemoryError
+
+    monkeypatch.setattr(kssc._memory, "available_memory", lambda: 2**20)
+    monkeypatch.setattr(neighbours, "exact_search", _no_search)
+    monkeypatch.setattr(neighbours, "approximate_search", _no_search)
+    X = np.random.default_rng(0).standard_normal((500, 8))
+    with pytest.raises(NeighborMemoryError, match=r"needs about .* GiB of memory and 0.00 GiB "
+                       r"is available: pass float32 data .*lower n_neighbors"):
+        nearest_neighbors(X, 5, algorithm=algorithm)
+    with pytest.raises(MemoryError, match="neighbour search of 500 x 8"):
+        KSSC(2, n_neighbors=5, neighbor_algorithm=algorithm).fit(X)
+
+
+def test_memory_check_passes_with_enough_memory(monkeypatch):
+    import kssc._memory
+    from kssc.neighbours import check_search_memory
+
+    monkeypatch.setattr(kssc._memory, "available_memory", lambda: 2**40)
+    check_search_memory((10**6, 64), np.float32, 20, "euclidean", "exact")
+    monkeypatch.setattr(kssc._memory, "available_memory", lambda: None)  # unknown: no check
+    check_search_memory((10**9, 64), np.float64, 20, "euclidean", "exact")
+
+
+def test_memory_estimate_grows_with_the_data_it_copies():
+    from kssc._ann import memory_bytes as approximate_memory
+    from kssc._exact import memory_bytes as exact_memory
+
+    for estimate in (exact_memory, approximate_memory):
+        small, wide = estimate(10**5, 64, 20), estimate(10**5, 6400, 20)
+        assert wide - small >= 4 * 10**5 * (6400 - 64)  # the float32 copy of float64 data
+        assert estimate(10**5, 6400, 20, dtype=np.float32) < wide - 4 * 10**5 * 6300
+
+
+def test_verbose_fit_shows_neighbour_search_progress(capsys, monkeypatch):
+    import kssc._progress
+    from kssc import KSSC
+
+    monkeypatch.setattr(kssc._progress, "tqdm", None)
+    X = np.random.default_rng(1).standard_normal((400, 6))
+    KSSC(2, n_neighbors=5, neighbor_algorithm="exact", verbose=1, random_state=0).fit(X)
+    monkeypatch.setattr(_exact, "_BLOCK_BYTES", 8 * 100**2)  # 100-row blocks: 10 pairs
+    KSSC(2, n_neighbors=5, neighbor_algorithm="exact", verbose=1, random_state=0).fit(X)
+    lines = capsys.readouterr().err.splitlines()
+    assert "[KSSC] neighbours: 1/1 chunks" in lines
+    assert "[KSSC] neighbours: 10/10 chunks" in lines
+    assert "[KSSC] neighbours: 1/10 chunks" in lines
+
+
+def test_verbose_approximate_search_reports_its_lists(capsys):
+    pytest.importorskip("tqdm")
+    from kssc import IVF, KSSC
+
+    X = np.random.default_rng(2).standard_normal((600, 6))
+    KSSC(2, n_neighbors=5, neighbor_algorithm=IVF(nlist=6, nprobe=2, recall_sample=50),
+         verbose=1, random_state=0).fit(X)
+    from kssc._exact import _n_workers
+
+    total = 2 * _n_workers(600) * 6  # two passes, each worker thread over the 6 lists
+    err = capsys.readouterr().err
+    assert "[KSSC] neighbours:" in err and f"{total}/{total}" in err
+
+
+def test_approximate_buffers_follow_a_byte_budget_for_wide_data(monkeypatch):
+    # Issue 29.3: the re-scoring gathered 8,192 rows' k + 1 neighbours whatever D (here it
+    # would have been 400 x 6 x 20,000 float64: 384 MB for 32 MB of data). Every buffer of
+    # the self-join is sized in bytes, so the peak stays a fraction of the data (here the
+    # k-means sample, 80 rows, is the largest part).
+    import tracemalloc
+
+    from kssc import _ivf_join
+    from kssc._ann import approximate_search
+
+    monkeypatch.setattr(_ivf_join, "_JOIN_BYTES", 2**20)
+    monkeypatch.setattr(_ivf_join, "_KMEANS_BYTES", 2**20)
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((400, 20_000)).astype(np.float32)
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    tracemalloc.start()
+    try:
+        indices, _, info = approximate_search(X, 5, index=_IVF(nlist=2, nprobe=1,
+                                                              recall_sample=20),
+                                              random_state=0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert info["algorithm"] == "ivf" and indices.shape == (400, 5)
+    assert peak < 0.75 * X.nbytes, f"peak {peak / 2**20:.0f} MiB for {X.nbytes / 2**20:.0f} MiB"

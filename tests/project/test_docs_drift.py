@@ -81,7 +81,7 @@ SIGNATURES = _quoted_signatures()
 
 def test_architecture_quotes_signatures():
     names = {name for _, name, _, _ in SIGNATURES}
-    assert {"nearest_neighbours", "kssc_coefficients", "spectral_clustering"} <= names
+    assert {"nearest_neighbors", "kssc_coefficients", "spectral_clustering"} <= names
 
 
 @pytest.mark.parametrize("module, name, params, returns", SIGNATURES,
@@ -122,9 +122,12 @@ def _tiny_call(name):
     rng = np.random.default_rng(0)
     X = rng.standard_normal((12, 4))
     X /= np.linalg.norm(X, axis=1, keepdims=True)
-    if name == "nearest_neighbours":
-        from kssc.neighbours import nearest_neighbours
-        return nearest_neighbours(X, 3)
+    if name == "nearest_neighbors":
+        from kssc.neighbours import nearest_neighbors
+        return nearest_neighbors(X, 3)
+    if name == "exact_search":
+        from kssc._exact import exact_search
+        return exact_search(X, 3)
     if name == "normalize_rows":
         from kssc._validation import normalize_rows
         return normalize_rows(X)

@@ -18,7 +18,7 @@ distributed = pytest.importorskip(
 import dask.array as da  # noqa: E402
 from distributed.diagnostics.plugin import SchedulerPlugin  # noqa: E402
 
-from kssc import KSSC, DegenerateFitWarning, clustering_error, nearest_neighbours  # noqa: E402
+from kssc import KSSC, DegenerateFitWarning, clustering_error, nearest_neighbors  # noqa: E402
 from kssc import distributed as kd  # noqa: E402
 from kssc.affinity import coefficients_to_sparse  # noqa: E402
 from kssc.datasets import make_union_of_subspaces  # noqa: E402
@@ -195,7 +195,7 @@ def test_approximate_fit_agrees_and_reports_recall(client):
     error = clustering_error(y, spread.labels_.compute())
     assert abs(error - clustering_error(y, serial.labels_)) <= 0.5
     # Recall against the exact neighbours computed on the client, independently.
-    exact, _ = nearest_neighbours(X, PARAMS["n_neighbors"])
+    exact, _ = nearest_neighbors(X, PARAMS["n_neighbors"])
     found = spread.neighbors_.compute()
     share = np.mean([np.isin(f, e).mean() for f, e in zip(found, exact, strict=True)])
     assert spread.neighbor_recall_ == pytest.approx(share)

@@ -1,0 +1,173 @@
+"""IVF self-join: every point's k most similar others among the points of the inverted lists
+it probes, computed as blocked float32 matrix products.
+
+The queries are the database. Every point probes its `n_probe` most similar lists
+(centroids); turned around, each list's points form one block, multiplied in one GEMM
+against all the points that probe it, and a compiled running top-k (`kssc._topk`) keeps
+the best k of every row exactly among its candidates. Each row's own list is joined first
+(its threshold is then high and later lists seldom enter). The lists are orderings of the
+rows, never a copy of the data; every buffer is sized in bytes (`_JOIN_BYTES` per worker
+thread for the gathered queries, as much for the list's points and for their
+similarities), whatever n_features.
+"""
+
+from threading import Lock
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._exact import _n_workers, run_threads
+from ._topk import empty_top_k, update_rows
+
+# Gathered candidate vectors, and their similarities, per worker thread (bytes each).
+_JOIN_BYTES = 32 * 2**20
+# Rows assigned to their nearest centroids at a time, per worker thread: about this many
+# bytes of similarities (small enough to stay in cache between the GEMM and the selection).
+_ASSIGN_BYTES = 8 * 2**20
+# Rows of the k-means sample summed into the centroids at a time (float64 bytes).
+_KMEANS_BYTES = 16 * 2**20
+
+
+def _similarities(A, B, metric, out=None):
+    S = np.matmul(A, B.T, out=out)
+    if metric == "abs_cosine":
+        np.abs(S, out=S)
+    return S
+
+
+def nearest_lists(X32, centroids, metric, n_probe):
+    """The `n_probe` lists (most similar centroids) of every row of X32, the most similar
+    first (int64, (n, n_probe)): chunks of rows of `_ASSIGN_BYTES` of similarities, one per
+    worker thread at a time (a GEMM and a selection each, both cores busy)."""
+    n, n_lists = X32.shape[0], centroids.shape[0]
+    rows = max(1, _ASSIGN_BYTES // (4 * (n_lists + X32.shape[1])))
+    lists = np.empty((n, n_probe), dtype=np.int64)
+    every = np.arange(n_lists)
+    starts = range(0, n, rows)
+    workers = _n_workers(len(starts))
+
+    def assign(worker):
+        for start in starts[worker::workers]:
+            S = _similarities(np.asarray(X32[start:start + rows], dtype=np.float32),
+                              centroids, metric)
+            if n_probe == 1:
+                lists[start:start + rows, 0] = S.argmax(axis=1)
+                continue
+            scores, top = empty_top_k(S.shape[0], n_probe)
+            update_rows(S, every, scores, top, 0)
+            order = np.lexsort((top, -scores), axis=1)
+            lists[start:start + rows] = np.take_along_axis(top, order, 1)
+
+    run_threads([lambda w=w: assign(w) for w in range(workers)], workers)
+    return lists
+
+
+def spherical_kmeans(X32, n_lists, metric, iterations, rng):
+    """Unit centroids (n_lists, D) float32 of the rows of X32 (unit norm) by spherical
+    k-means from `n_lists` random rows; for "abs_cosine" a row joins a centroid with the
+    sign that makes it similar (x and -x are one line). An empty list keeps its centroid."""
+    n = X32.shape[0]
+    centroids = np.array(X32[np.sort(rng.choice(n, n_lists, replace=False))], dtype=np.float32)
+    step = max(1, _KMEANS_BYTES // (8 * X32.shape[1]))
+    for _ in range(iterations):
+        lists = nearest_lists(X32, centroids, metric, 1)[:, 0]
+        sums = np.zeros(centroids.shape)
+        for start in range(0, n, step):
+            chunk = np.asarray(X32[start:start + step], dtype=float)
+            mine = lists[start:start + step]
+            sign = np.ones(mine.size)
+            if metric == "abs_cosine":
+                sign[np.einsum("ij,ij->i", chunk, centroids[mine]) < 0] = -1.0
+            members = sp.csr_matrix((sign, (mine, np.arange(mine.size))),
+                                    shape=(n_lists, mine.size))
+            sums += members @ chunk
+        norms = np.linalg.norm(sums, axis=1)
+        filled = norms > 0
+        centroids[filled] = sums[filled] / norms[filled, None]
+    return centroids
+
+
+class InvertedLists:
+    """The lists as orderings of the rows, no copy of the data: `order` (the rows sorted by
+    list), `position` (row -> place in `order`) and `bounds` (list l holds the rows
+    order[bounds[l]:bounds[l + 1]])."""
+
+    def __init__(self, lists, n_lists):
+        self.order = np.argsort(lists, kind="stable")
+        self.position = np.empty_like(self.order)
+        self.position[self.order] = np.arange(self.order.size)
+        self.bounds = np.searchsorted(lists[self.order], np.arange(n_lists + 1))
+
+
+def _gather(X, rows, out):
+    """X[rows] into the float32 buffer `out` (X may be float64 or a memory map)."""
+    out = out[:rows.size]
+    if type(X) is np.ndarray and X.dtype == np.float32 and X.flags.c_contiguous:
+        return np.take(X, rows, axis=0, out=out)
+    out[...] = X[rows]
+    return out
+
+
+def join_buffer_bytes(n_features):
+    """Bytes of one worker thread's buffers in `join`: queries and points gathered as
+    float32 blocks of at most `_JOIN_BYTES` each, and their similarities."""
+    per_block = max(1, _JOIN_BYTES // (4 * n_features))
+    return 2 * 4 * per_block * n_features + _JOIN_BYTES
+
+
+def join(X, index, rows, probes, k, metric, progress=None):
+    """Float32 top-k (unordered) of the rows `rows` of X among the points of their lists
+    `probes` (m, n_probe), never the point itself: (m, k) row indices, -1 where a row had
+    fewer than k candidates. Each list's points are gathered once per pass into one block
+    of a GEMM against the queries that probe it; the queries are split between the worker
+    threads, so no two threads update the same row. `progress(done, total)` is called as
+    lists finish."""
+    bounds = index.bounds
+    n_lists, dim = bounds.size - 1, X.shape[1]
+    m = rows.size
+    scores, indices = empty_top_k(m, k)
+    workers = _n_workers(m)
+    done, lock = [0], Lock()
+    per_block = max(1, _JOIN_BYTES // (4 * dim))
+    edges = np.linspace(0, m, workers + 1).astype(np.int64)
+
+    def block(lst, mine, buffers):
+        """Every query `mine` (slots) against the points of list `lst`, in byte-sized blocks."""
+        gathered, points_buffer, similarities = buffers
+        members = index.order[bounds[lst]:bounds[lst + 1]]
+        n_cols = min(members.size, per_block, max(1, similarities.size // min(mine.size,
+                                                                              per_block)))
+        n_rows = min(mine.size, per_block, similarities.size // n_cols)
+        for c in range(0, members.size, n_cols):
+            ids = members[c:c + n_cols]
+            points = _gather(X, ids, points_buffer)
+            for r in range(0, mine.size, n_rows):
+                at = mine[r:r + n_rows]
+                queries = _gather(X, rows[at], gathered)
+                S = _similarities(queries, points, metric,
+                                  out=similarities[:at.size * ids.size].reshape(at.size, ids.size))
+                update_rows(S, ids, scores, indices, at, skip=rows[at])
+
+    def search(worker):
+        buffers = (np.empty((per_block, dim), dtype=np.float32),
+                   np.empty((per_block, dim), dtype=np.float32),
+                   np.empty(_JOIN_BYTES // 4, dtype=np.float32))
+        lo, hi = edges[worker], edges[worker + 1]
+        # Each row's most similar list first: its threshold is then high, and the other
+        # lists' points seldom enter (each entry costs a scan of the row's k).
+        for first, last in ((0, 1), (1, probes.shape[1])):
+            slots = np.repeat(np.arange(lo, hi, dtype=np.int64), last - first)
+            wanted = probes[lo:hi, first:last].ravel()
+            order = np.argsort(wanted, kind="stable")
+            slots, starts = slots[order], np.searchsorted(wanted[order], np.arange(n_lists + 1))
+            del wanted, order
+            for lst in range(n_lists):
+                if starts[lst + 1] > starts[lst] and bounds[lst + 1] > bounds[lst]:
+                    block(lst, slots[starts[lst]:starts[lst + 1]], buffers)
+                if progress is not None:
+                    with lock:
+                        done[0] += 1
+                        progress(done[0], 2 * workers * n_lists)
+
+    run_threads([lambda w=w: search(w) for w in range(workers)], workers)
+    return indices
