@@ -152,9 +152,13 @@ def test_a_csv_without_a_sidecar_is_recomputed(tmp_path, capsys):
 
 
 def test_result_sources_follow_imports_only():
-    names = {path.name for path in _fingerprint.result_sources("hopkins_observation")}
-    assert {"hopkins_observation.py", "_observation.py", "_runner.py", "fista.py"} <= names
-    assert "yale.py" not in names and "plot.py" not in names and "report.py" not in names
+    from experiments._io import REPO_ROOT
+
+    names = {path.relative_to(REPO_ROOT).as_posix()
+             for path in _fingerprint.result_sources("hopkins_observation")}
+    assert {"experiments/hopkins_observation.py", "experiments/_observation.py",
+            "experiments/_runner.py", "kssc/fista.py"} <= names
+    assert not {"experiments/yale.py", "experiments/plot.py", "experiments/report.py"} & names
 
 
 def test_code_left_out_of_fingerprints_is_not_imported_by_experiments():
