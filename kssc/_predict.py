@@ -13,11 +13,11 @@ import dataclasses
 
 import numpy as np
 
+from ._exact import _database, rescore
 from ._validation import normalize_rows
 from ._warnings import warn_caller, warn_not_converged
 from .admm import ADMM
 from .candidates import _check_views, merge_candidates, top_components
-from .neighbours import _database, _scores, _top_k, rescore
 from .representation import kssc_coefficients, outlier_gamma, penalty
 
 # Similarities (float32) of a block of new points to every training point, and gathered
@@ -28,8 +28,8 @@ _BLOCK_BYTES = 64 * 2**20
 def query_neighbours(queries, database, n_neighbors, metric):
     """The `n_neighbors` training rows of `database` most similar to every row of `queries`.
 
-    The exact search of `kssc.neighbours` (the same scores, two-stage selection and float64
-    re-scoring) with queries that are not database rows, so none is excluded.
+    The exact search of `kssc._exact` (the same float32 scores, then float64 re-scoring of
+    the k found) with queries that are not database rows, so none is excluded.
     """
     n, m = database.shape[0], queries.shape[0]
     k = n_neighbors
@@ -41,14 +41,16 @@ def query_neighbours(queries, database, n_neighbors, metric):
         half_sq_norms = 0.5 * np.einsum("ij,ij->i", db, db)
     else:
         queries_32 = np.asarray(queries, dtype=np.float32)
-    group = int(np.clip(np.sqrt(n / k), 1, 128))
     block = int(max(1, min(m, _BLOCK_BYTES // (4 * n))))
-    buffer = np.empty((block, n), dtype=np.float32)
     indices = np.empty((m, k), dtype=np.int64)
     for start in range(0, m, block):
         part = slice(start, min(start + block, m))
-        S = _scores(queries_32[part], db, metric, half_sq_norms, buffer[:part.stop - part.start])
-        found = _top_k(S, k, group)
+        S = queries_32[part] @ db.T
+        if metric == "abs_cosine":
+            np.abs(S, out=S)
+        elif metric == "l2":
+            S -= half_sq_norms
+        found = np.argpartition(-S, k - 1, axis=1)[:, :k]
         scores = rescore(queries[part], database, found, metric)
         if metric == "abs_cosine":
             scores = np.abs(scores)
