@@ -1,7 +1,7 @@
 """The spectral step's eigensolvers side by side on one k-SSC affinity (issues 12 and 25).
 
-Run: python -m benchmarks.bench_spectral [--n 20000 | --scale N | --affinity W.npz --labels
-y.npy] [--solvers arpack multilevel-1e-3 ...]
+Run: `python -m benchmarks.bench_spectral [--n 20000] [--solvers arpack multilevel-1e-3]`,
+or with `--scale N`, or with `--affinity W.npz --labels y.npy`.
 Without `--affinity` or `--scale` it fits KSSC(5) on bench_kssc's data (N points, D = 321, 5
 subspaces of dimension 5) and uses its `affinity_matrix_`; `--scale N` builds the affinity of
 the scale experiment's data (N points, D = 64, 10 subspaces; the paper's setting,

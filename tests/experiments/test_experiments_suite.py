@@ -167,8 +167,8 @@ def test_code_left_out_of_fingerprints_is_not_imported_by_experiments():
     assert {"cli.py", "_fit.py"}.isdisjoint(
         {path.name for path in _fingerprint.result_sources("scale")})
     pattern = re.compile(r"^\s*(?:from|import) (?:kssc|\.)"
-                         r"(?:\.?(?:cli|_cli_\w+|__main__|distributed)\b|"
-                         r" import .*\b(?:cli|distributed)\b)", re.MULTILINE)
+                         r"(?:\.?(?:cli|_cli_\w+|__main__|plot|distributed)\b|"
+                         r" import .*\b(?:cli|plot|distributed)\b)", re.MULTILINE)
     for path in [*REPO_ROOT.glob("experiments/*.py"), *REPO_ROOT.glob("kssc/**/*.py")]:
         if not path.relative_to(REPO_ROOT).as_posix().startswith(_fingerprint.NOT_RESULT_CODE):
             assert not pattern.search(path.read_text()), path
