@@ -14,7 +14,7 @@ them to results/bench_coefficients.csv (sidecar: versions, load average); assert
 `--scale N` instead times the paper's setting (relaxed, k = 20, lam = 0.1, z >= 0) on the
 scale experiment's data (D = 64, 10 subspaces; neighbours exact below 50,000 points, IVF from
 there on, as KSSC's "auto"; their search is not timed) at 5,000 points and at N, and prints
-the rate at N against the rate at 5,000 (issue 25, item 3: within 2x). Nothing is written.
+the rate at N against the rate at 5,000 (the target: within 2x). Nothing is written.
 """
 
 import argparse

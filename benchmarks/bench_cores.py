@@ -1,4 +1,4 @@
-"""Every solver on 1 and 2 cores, with the thread counts each stage actually ran on (issue 25, 4).
+"""Every solver on 1 and 2 cores, with the thread counts each stage actually ran on.
 
 The runtime_cores setting (`conf/experiment/runtime_cores.yaml`): N = 1,000 (--n-per-subspace
 200, 5 subspaces of dimension 4 in D = 500), k = 6. "c cores" is what the experiment sets:

@@ -7,7 +7,7 @@ nothing. Data: 5 random subspaces of dimension 5 in D = 321 (TIR's band count), 
 coefficients, k = 20, the paper's lambda = 0.1 and constants. The D = 321 fit runs twice in
 the process: the first call also loads the compiled kernels (numba's cache), the second is
 the steady state. Each stage's rate is printed beside the machine's ceiling measured by
-`ceilings.py` (the distance to the limit, issue 12 part 5), and for the IVF self-join each of
+`ceilings.py` (the distance to the limit), and for the IVF self-join each of
 its stages (k-means, assignment, recall sample, join); `--large` adds a fit on the scale
 experiment's data (10 subspaces of dimension 5-10 in D = 64).
 """

@@ -1,4 +1,4 @@
-"""k-SSC side by side with its peers on the same data, in one process (issue 12, part 6).
+"""k-SSC side by side with its peers on the same data, in one process.
 
 Run: `python -m benchmarks.bench_peers [--sizes 5000 20000] [--quick]` (part of make bench).
 Data: bench_kssc's setting, 5 random linear subspaces of dimension 5 in D = 321 (TIR's band

@@ -1,4 +1,4 @@
-"""The spectral step's eigensolvers side by side on one k-SSC affinity (issues 12 and 25).
+"""The spectral step's eigensolvers side by side on one k-SSC affinity.
 
 Run: `python -m benchmarks.bench_spectral [--n 20000] [--solvers arpack multilevel-1e-3]`,
 or with `--scale N`, or with `--affinity W.npz --labels y.npy`.

@@ -1,6 +1,6 @@
 """The real-data selection panel: every preset of `KSSC` and the label-free automatic choice
 on every data set reachable without a download at run time, and the default chosen by
-leave-one-family-out (issue 24).
+leave-one-family-out.
 
 Tasks (one per data draw; `experiment.trials` seeds each): Extended Yale B combinations of
 n subjects within each of the four groups (`yale_grouped.subject_combinations`, capped) and
