@@ -192,20 +192,3 @@ class AutoKSSC(ClusterMixin, BaseEstimator):
         self.labels_ = fitted[best].labels_
         self.n_clusters_ = fitted[best].n_clusters_
         return self
-
-    def fit_predict(self, X, y=None):
-        """Fit and return the chosen candidate's labels.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Points as rows.
-        y : None
-            Ignored; present for scikit-learn API consistency.
-
-        Returns
-        -------
-        labels : ndarray of shape (n_samples,)
-            Cluster of every point (``labels_``).
-        """
-        return self.fit(X).labels_
