@@ -84,9 +84,9 @@ def print_rates(model, n, ambient, k, limits):
     print(f"    neighbours    {neighbours:8.1f} GFLOP/s ({basis}) vs float32 GEMM "
           f"{limits['gemm32_gflops']:7.1f}: "
           f"{neighbours / limits['gemm32_gflops']:6.2f}")
-    for stage, seconds in (search["timings"] if joined else {}).items():
-        rate = 2.0 * ambient * search["similarities"][stage] / seconds / 1e9
-        print(f"      {stage:11s} {seconds:7.2f} s {rate:8.1f} GFLOP/s: "
+    for stage, stage_seconds in (search["timings"] if joined else {}).items():
+        rate = 2.0 * ambient * search["similarities"][stage] / stage_seconds / 1e9
+        print(f"      {stage:11s} {stage_seconds:7.2f} s {rate:8.1f} GFLOP/s: "
               f"{rate / limits['gemm32_gflops']:6.2f} of the GEMM ceiling")
     print(f"    coefficients  {gram:8.1f} GFLOP/s (2 N k^2 D) vs float64 GEMM "
           f"{limits['gemm64_gflops']:7.1f}: {gram / limits['gemm64_gflops']:6.2f}")
