@@ -41,7 +41,7 @@ COVERED_BY = {"default": ("paper",)}
 
 
 def compose_config(name, profile, overrides=()):
-    """The config `python experiments/run.py experiment=NAME profile=PROFILE` would run."""
+    """The config `python -m experiments.run experiment=NAME profile=PROFILE` would run."""
     with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
         return compose("config", overrides=[f"experiment={name}", f"profile={profile}",
                                             *overrides])
@@ -78,7 +78,9 @@ def probe(name, results=None):
         cache = {}
     if key not in cache:
         meta = _io.read_meta(results, name) if results is not None else None
-        if meta is not None and _fingerprint.result_config(meta["config"]) == smoke:
+        same = meta is not None and _io.config_hash(
+            _fingerprint.result_config(meta["config"])) == _io.config_hash(smoke)
+        if same:
             cache[key] = digests(results, name)
         else:
             with tempfile.TemporaryDirectory(prefix=f"probe-{name}-") as folder:
