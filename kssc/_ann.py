@@ -21,7 +21,14 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from ._exact import _n_workers, exact_search, rescored
-from ._ivf_join import InvertedLists, join, join_buffer_bytes, nearest_lists, spherical_kmeans
+from ._ivf_join import (
+    _JOIN_SLOT_BYTES,
+    InvertedLists,
+    join,
+    join_buffer_bytes,
+    nearest_lists,
+    spherical_kmeans,
+)
 from ._warnings import warn_caller
 
 _LISTS_PER_SQRT_N = 4  # default nlist: about 4 sqrt(n) inverted lists
@@ -175,7 +182,9 @@ def _joined(X_unit, X32, index, rows, probes, k, metric, progress=None):
     exactly."""
     found = join(X32, index, rows, probes, k, metric, progress)
     short = (found < 0).any(axis=1)
-    indices, sims = rescored(X_unit, rows, np.where(found < 0, 0, found), metric)
+    np.maximum(found, 0, out=found)  # a missing candidate (-1) scored as row 0, then replaced
+    indices, sims = rescored(X_unit, rows, found, metric)
+    del found
     if short.any():
         indices[short], sims[short] = exact_search(X_unit, k, metric, rows=rows[short])
     return indices, sims
@@ -193,9 +202,9 @@ def memory_bytes(n_samples, n_features, n_neighbors, index=None, dtype=float):
     n_probe = min(n_lists, settings.nprobe or _JOIN_FIRST_PROBE)
     copy = 4 * n * d if dtype != np.float32 else 0
     train = 12 * min(n, _JOIN_TRAIN_PER_LIST * n_lists) * d
-    probes = 8 * n * n_probe * 3  # the lists, and each worker's slots sorted by list
+    probes = 4 * n * n_probe  # the lists (each worker's slots sorted by list: bounded)
     ordering = 16 * n
-    buffers = _n_workers(n) * join_buffer_bytes(d)
+    buffers = _n_workers(n) * (join_buffer_bytes(d) + _JOIN_SLOT_BYTES)
     top_k = 12 * n * k
     result = 3 * 16 * n * k
     return copy + max(train, probes + ordering + buffers + top_k + result)

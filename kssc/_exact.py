@@ -209,9 +209,11 @@ def exact_search(X, n_neighbors, metric="euclidean", block_size=None, rows=None,
 def rescored(X, queries, indices, metric="euclidean"):
     """The candidates `indices` (m, k) of the rows `queries` of X re-scored in float64 and
     sorted, nearest first (ties: the smaller index first), on all cores: (indices,
-    similarities) as `exact_search` returns them."""
+    similarities) as `exact_search` returns them. Rows are scored and sorted
+    `_RESCORE_ROWS` at a time, so beyond the result the memory is that of one chunk."""
     m, k = indices.shape
     scores = np.empty((m, k))
+    ordered = np.empty_like(indices)
     starts = range(0, m, _RESCORE_ROWS)
     workers = _n_workers(len(starts))
     contiguous = m > 0 and np.array_equal(queries, np.arange(queries[0], queries[0] + m))
@@ -219,15 +221,16 @@ def rescored(X, queries, indices, metric="euclidean"):
     def score(worker):
         for start in starts[worker::workers]:
             ids = queries[start:start + _RESCORE_ROWS]
+            mine = slice(start, start + ids.size)
             points = X[ids[0]:ids[-1] + 1] if contiguous else X[ids]
-            scores[start:start + ids.size] = rescore(points, X, indices[start:start + ids.size],
-                                                     metric)
+            found = indices[mine]
+            s = rescore(points, X, found, metric)
+            if metric == "abs_cosine":
+                np.abs(s, out=s)
+            order = np.lexsort((found, -s), axis=1)  # ties: the smaller index first
+            ordered[mine] = np.take_along_axis(found, order, 1)
+            s = np.take_along_axis(s, order, 1)
+            scores[mine] = np.sqrt(np.maximum(-s, 0.0)) if metric == "l2" else s
 
     run_threads([lambda w=w: score(w) for w in range(workers)], workers)
-    if metric == "abs_cosine":
-        np.abs(scores, out=scores)
-    order = np.lexsort((indices, -scores), axis=1)  # ties: the smaller index first
-    indices, scores = np.take_along_axis(indices, order, 1), np.take_along_axis(scores, order, 1)
-    if metric == "l2":
-        scores = np.sqrt(np.maximum(-scores, 0.0))
-    return indices, scores
+    return ordered, scores

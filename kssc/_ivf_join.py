@@ -26,6 +26,10 @@ _JOIN_BYTES = 32 * 2**20
 _ASSIGN_BYTES = 8 * 2**20
 # Rows of the k-means sample summed into the centroids at a time (float64 bytes).
 _KMEANS_BYTES = 16 * 2**20
+# A worker's rows are joined in chunks whose (row, probed list) pairs, sorted by list, take
+# about this many bytes (16 per pair): without chunks they grow as n * nprobe (at 10^7 points
+# and nprobe 32, 5 GiB per worker), with them the join's memory is fixed beyond its output.
+_JOIN_SLOT_BYTES = 64 * 2**20
 
 
 def _similarities(A, B, metric, out=None):
@@ -37,11 +41,11 @@ def _similarities(A, B, metric, out=None):
 
 def nearest_lists(X32, centroids, metric, n_probe):
     """The `n_probe` lists (most similar centroids) of every row of X32, the most similar
-    first (int64, (n, n_probe)): chunks of rows of `_ASSIGN_BYTES` of similarities, one per
+    first (int32, (n, n_probe)): chunks of rows of `_ASSIGN_BYTES` of similarities, one per
     worker thread at a time (a GEMM and a selection each, both cores busy)."""
     n, n_lists = X32.shape[0], centroids.shape[0]
     rows = max(1, _ASSIGN_BYTES // (4 * (n_lists + X32.shape[1])))
-    lists = np.empty((n, n_probe), dtype=np.int64)
+    lists = np.empty((n, n_probe), dtype=np.int32)
     every = np.arange(n_lists)
     starts = range(0, n, rows)
     workers = _n_workers(len(starts))
@@ -118,10 +122,10 @@ def join_buffer_bytes(n_features):
 def join(X, index, rows, probes, k, metric, progress=None):
     """Float32 top-k (unordered) of the rows `rows` of X among the points of their lists
     `probes` (m, n_probe), never the point itself: (m, k) row indices, -1 where a row had
-    fewer than k candidates. Each list's points are gathered once per pass into one block
-    of a GEMM against the queries that probe it; the queries are split between the worker
-    threads, so no two threads update the same row. `progress(done, total)` is called as
-    lists finish."""
+    fewer than k candidates. Each list's points are gathered once per pass (and chunk of
+    rows) into one block of a GEMM against the queries that probe it; the queries are split
+    between the worker threads, so no two threads update the same row. `progress(done,
+    total)` is called as lists finish."""
     bounds = index.bounds
     n_lists, dim = bounds.size - 1, X.shape[1]
     m = rows.size
@@ -129,7 +133,13 @@ def join(X, index, rows, probes, k, metric, progress=None):
     workers = _n_workers(m)
     done, lock = [0], Lock()
     per_block = max(1, _JOIN_BYTES // (4 * dim))
+    # Each worker's rows in chunks of bounded (row, list) pairs; a row's lists are visited in
+    # the same order whatever the chunks (its own first, then by list id), so the result is.
+    per_chunk = max(1, _JOIN_SLOT_BYTES // (16 * max(1, probes.shape[1] - 1)))
     edges = np.linspace(0, m, workers + 1).astype(np.int64)
+    chunks = [[(lo, min(lo + per_chunk, edges[w + 1]))
+               for lo in range(edges[w], edges[w + 1], per_chunk)] for w in range(workers)]
+    total = 2 * n_lists * sum(len(mine) for mine in chunks)
 
     def block(lst, mine, buffers):
         """Every query `mine` (slots) against the points of list `lst`, in byte-sized blocks."""
@@ -148,26 +158,33 @@ def join(X, index, rows, probes, k, metric, progress=None):
                                   out=similarities[:at.size * ids.size].reshape(at.size, ids.size))
                 update_rows(S, ids, scores, indices, at, skip=rows[at])
 
+    def by_list(lo, hi, first, last):
+        """The slots lo..hi-1 repeated over their probes first..last-1, sorted by list (int32,
+        stable), and where each list's run starts."""
+        wanted = probes[lo:hi, first:last].ravel()
+        order = np.argsort(wanted, kind="stable")
+        starts = np.concatenate(([0], np.cumsum(np.bincount(wanted, minlength=n_lists))))
+        del wanted
+        slots = (order // (last - first)).astype(np.int32)
+        slots += np.int32(lo)
+        return slots, starts
+
     def search(worker):
         buffers = (np.empty((per_block, dim), dtype=np.float32),
                    np.empty((per_block, dim), dtype=np.float32),
                    np.empty(_JOIN_BYTES // 4, dtype=np.float32))
-        lo, hi = edges[worker], edges[worker + 1]
-        # Each row's most similar list first: its threshold is then high, and the other
-        # lists' points seldom enter (each entry costs a scan of the row's k).
-        for first, last in ((0, 1), (1, probes.shape[1])):
-            slots = np.repeat(np.arange(lo, hi, dtype=np.int64), last - first)
-            wanted = probes[lo:hi, first:last].ravel()
-            order = np.argsort(wanted, kind="stable")
-            slots, starts = slots[order], np.searchsorted(wanted[order], np.arange(n_lists + 1))
-            del wanted, order
-            for lst in range(n_lists):
-                if starts[lst + 1] > starts[lst] and bounds[lst + 1] > bounds[lst]:
-                    block(lst, slots[starts[lst]:starts[lst + 1]], buffers)
-                if progress is not None:
-                    with lock:
-                        done[0] += 1
-                        progress(done[0], 2 * workers * n_lists)
+        for lo, hi in chunks[worker]:
+            # Each row's most similar list first: its threshold is then high, and the other
+            # lists' points seldom enter (each entry costs a scan of the row's k).
+            for first, last in ((0, 1), (1, probes.shape[1])):
+                slots, starts = by_list(lo, hi, first, last)
+                for lst in range(n_lists):
+                    if starts[lst + 1] > starts[lst] and bounds[lst + 1] > bounds[lst]:
+                        block(lst, slots[starts[lst]:starts[lst + 1]], buffers)
+                    if progress is not None:
+                        with lock:
+                            done[0] += 1
+                            progress(done[0], total)
 
     run_threads([lambda w=w: search(w) for w in range(workers)], workers)
     return indices

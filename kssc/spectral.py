@@ -28,25 +28,51 @@ from .affinity import ISOLATION_THRESHOLD, isolated_points
 
 ASSIGN_LABELS = ("discretize", "kmeans", "njw")
 _DENSE_LIMIT = 1000
+# Rows of P scaled at a time in `_normalized_affinity` (bounds the gathered scale factors).
+_SCALE_ROWS = 2**16
 
 
 def _normalized_affinity(W, offset=0.5, threshold=1e-6):
-    """P = D^-1/2 (W + offset I) D^-1/2 with d = sum_j |W_ij| + 2 offset; returns (P, d)."""
+    """P = D^-1/2 (W + offset I) D^-1/2 with d = sum_j |W_ij| + 2 offset; returns (P, d).
+
+    Memory: two copies of W at a time (the thresholded copy and P, or its transpose for the
+    symmetry check); P is scaled in place, in row chunks, with the products of
+    ``scale @ W @ scale`` (s_i w_ij, then times s_j), so the values are the same."""
     W = sp.csr_matrix(W, dtype=np.float64)
     if W.shape[0] != W.shape[1]:
         raise ValueError(f"the affinity must be square; got shape {W.shape}.")
     W = W.copy()
     W.data[np.abs(W.data) <= threshold] = 0.0
     W.eliminate_zeros()
-    asymmetry = W - W.T
-    if asymmetry.nnz and abs(asymmetry).max() > 1e-10:
+    if not _is_symmetric(W):
         raise ValueError("the affinity matrix must be symmetric.")
     abs_sum = np.asarray(abs(W).sum(axis=1)).ravel()
     signed_sum = np.asarray(W.sum(axis=1)).ravel()
     degrees = abs_sum + 2.0 * offset
-    W = W + sp.diags(0.5 * (abs_sum - signed_sum) + offset)
-    scale = sp.diags(1.0 / np.sqrt(degrees))
-    return (scale @ W @ scale).tocsr(), degrees
+    P = W + sp.diags(0.5 * (abs_sum - signed_sum) + offset)
+    del W
+    scale = 1.0 / np.sqrt(degrees)
+    counts = np.diff(P.indptr)
+    step = max(1, _SCALE_ROWS)
+    for start in range(0, P.shape[0], step):
+        lo, hi = P.indptr[start], P.indptr[min(start + step, P.shape[0])]
+        part = P.data[lo:hi]
+        part *= np.repeat(scale[start:start + step], counts[start:start + step])
+        part *= scale[P.indices[lo:hi]]
+    return P, degrees
+
+
+def _is_symmetric(W, tol=1e-10):
+    """Whether the CSR matrix W (no explicit zeros) equals its transpose within `tol`: with
+    sorted indices by comparing W and its transpose entry by entry (one copy), else by
+    their difference."""
+    if not W.has_sorted_indices:
+        asymmetry = W - W.T
+        return not (asymmetry.nnz and abs(asymmetry).max() > tol)
+    T = W.T.tocsr()
+    T.sort_indices()
+    return bool(np.array_equal(W.indptr, T.indptr) and np.array_equal(W.indices, T.indices)
+                and (W.nnz == 0 or np.abs(W.data - T.data).max() <= tol))
 
 
 EIGEN_SOLVERS = ("auto", "arpack", "lobpcg", "multilevel")

@@ -202,3 +202,22 @@ def test_self_join_keeps_the_exact_best_among_the_probed_lists(metric):
         best = np.sort(S[i, allowed])[::-1][:7]
         np.testing.assert_allclose(np.sort(S[i, found[i]])[::-1], best, atol=1e-5)
         assert i not in found[i] and np.unique(found[i]).size == 7
+
+
+def test_self_join_gives_the_same_neighbours_whatever_its_row_chunks(monkeypatch):
+    # The join's rows are processed in chunks of bounded (row, list) pairs: a row's lists are
+    # visited in the same order whatever the chunks, so tiny chunks give the same result.
+    from kssc import _ivf_join
+
+    X = _clustered(n=900, seed=7).astype(np.float32)
+    rng = np.random.RandomState(0)
+    centroids = _ivf_join.spherical_kmeans(X, 12, "euclidean", 5, rng)
+    probes = _ivf_join.nearest_lists(X, centroids, "euclidean", 4)
+    index = _ivf_join.InvertedLists(probes[:, 0], 12)
+    whole = _ivf_join.join(X, index, np.arange(900), probes, 7, "euclidean")
+    monkeypatch.setattr(_ivf_join, "_JOIN_SLOT_BYTES", 16 * 3 * 50)  # 50 rows per chunk
+    calls = []
+    chunked = _ivf_join.join(X, index, np.arange(900), probes, 7, "euclidean",
+                             progress=lambda done, total: calls.append((done, total)))
+    np.testing.assert_array_equal(np.sort(whole, axis=1), np.sort(chunked, axis=1))
+    assert calls[-1][0] == calls[-1][1] and calls[-1][1] > 2 * 12 * 2

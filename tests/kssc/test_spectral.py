@@ -86,3 +86,37 @@ def test_eigen_gap_at_max_clusters_warns():
     with warnings.catch_warnings():
         warnings.simplefilter("error", DegenerateFitWarning)
         assert np.unique(spectral_clustering(W, None, max_clusters=5, random_state=0)).size == 3
+
+
+@pytest.mark.parametrize("sorted_indices", [True, False])
+def test_normalized_affinity_equals_its_formula_bit_for_bit(monkeypatch, sorted_indices):
+    # P = D^-1/2 (W + diag) D^-1/2 is scaled in place in row chunks; the values are those of
+    # the sparse products scale @ W @ scale, entry by entry, and a signed W is covered.
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(4)
+    A = sp.random(120, 120, density=0.1, random_state=4, format="csr")
+    A.data -= 0.3
+    W = (A + A.T).tolil()
+    for i, j in [(0, 3), (5, 9), (7, 7)]:
+        W[i, j] = W[j, i] = 1e-9  # below the threshold: dropped
+    W = W.tocsr()
+    if not sorted_indices:
+        perm = rng.permutation(W.indptr[1])
+        W.indices[:perm.size], W.data[:perm.size] = W.indices[perm], W.data[perm]
+        W.has_sorted_indices = False
+    monkeypatch.setattr(spectral, "_SCALE_ROWS", 7)
+    P, degrees = spectral._normalized_affinity(W)
+    V = W.copy()
+    V.data[np.abs(V.data) <= 1e-6] = 0
+    V.eliminate_zeros()
+    abs_sum = np.asarray(abs(V).sum(axis=1)).ravel()
+    signed = np.asarray(V.sum(axis=1)).ravel()
+    np.testing.assert_array_equal(degrees, abs_sum + 1.0)
+    scale = sp.diags(1.0 / np.sqrt(degrees))
+    expected = (scale @ (V + sp.diags(0.5 * (abs_sum - signed) + 0.5)) @ scale).tocsr()
+    assert abs(P - expected).max() == 0.0
+    bad = W.tolil()
+    bad[0, 1] = bad[0, 1] + 0.5
+    with pytest.raises(ValueError, match="symmetric"):
+        spectral._normalized_affinity(bad.tocsr())
