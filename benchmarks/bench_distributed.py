@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments._io import REPO_ROOT as REPO
+from experiments._checkout import REPO_ROOT as REPO
 from kssc.distributed._spectral import _GUARDS  # LOBPCG's extra vectors
 
 STAGES = ("neighbours", "coefficients", "spectral")

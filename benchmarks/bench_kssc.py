@@ -24,7 +24,7 @@ import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 
 from benchmarks import ceilings
-from experiments._io import REPO_ROOT as REPO
+from experiments._checkout import REPO_ROOT as REPO
 from kssc import KSSC, clustering_error
 from kssc.datasets import make_union_of_subspaces
 from kssc.estimator import PAPER_SETTING

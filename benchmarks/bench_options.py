@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments._io import REPO_ROOT as REPO
+from experiments._checkout import REPO_ROOT as REPO
 
 OPTIONS = {
     "default": {},

@@ -34,7 +34,7 @@ from pathlib import Path
 import pandas as pd
 from sklearn.cluster import KMeans, SpectralClustering
 
-from experiments._io import REPO_ROOT as REPO
+from experiments._checkout import REPO_ROOT as REPO
 from kssc import KSSC, clustering_error
 from kssc.datasets import make_union_of_subspaces
 

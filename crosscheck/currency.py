@@ -14,8 +14,7 @@ import hashlib
 from pathlib import Path
 
 from experiments import _fingerprint, _io
-
-from .environment import REPO_ROOT
+from experiments._checkout import REPO_ROOT
 
 NAME = "crosscheck"
 # The crosscheck/ modules that compute results/crosscheck.csv (not the gap studies, not this).

@@ -23,6 +23,7 @@ import pandas as pd
 import scipy.io
 from scipy.sparse.csgraph import connected_components
 
+from experiments._checkout import REPO_ROOT
 from experiments._io import write_csv
 from experiments._trial import data_seed, method_seed
 from experiments.synthetic_dvsn import neighbours_for
@@ -36,7 +37,7 @@ from kssc.neighbours import nearest_neighbors
 from kssc.representation import kssc_coefficients
 from kssc.spectral import ncut
 
-from .environment import REPO_ROOT, build_mex, find_octave, find_reference
+from .environment import build_mex, find_octave, find_reference
 from .octave import call_octave
 
 DRIVER = r"""function xcheck_ncut_cells(in_file, out_file)

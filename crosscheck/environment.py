@@ -6,7 +6,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+from experiments._checkout import REPO_ROOT
+
 DEFAULT_REFERENCE = REPO_ROOT.parent / "shared" / "reference" / "kssc-matlab"
 
 # The MEX sources the compared paths call: N-Cut's (ncutW) and the solvers' helpers.

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 from omegaconf import OmegaConf
 
+from experiments._checkout import CONF_DIR, REPO_ROOT
 from experiments._io import write_csv
 from experiments._trial import data_seed, method_seed
 from kssc import KSSC
@@ -32,14 +33,13 @@ from kssc.datasets import make_mv_data
 from kssc.metrics import clustering_error
 
 from .dvsn import cell_graph_stats, oracle_error
-from .environment import REPO_ROOT
 
 CELLS = ["noise", "mean", "var", "trial"]
 
 
 def kssc_settings(n_neighbors):
     """KSSC's parameters in the experiment: conf/method/kssc.yaml with the experiment's k."""
-    conf = OmegaConf.to_container(OmegaConf.load(REPO_ROOT / "conf" / "method" / "kssc.yaml"))
+    conf = OmegaConf.to_container(OmegaConf.load(CONF_DIR / "method" / "kssc.yaml"))
     conf.pop("_target_")
     return {**conf, "n_neighbors": n_neighbors}
 
@@ -102,7 +102,7 @@ def main(argv=None):
     parser.add_argument("--output", type=Path, default=None)
     args = parser.parse_args(argv)
     frame = pd.read_csv(args.results)
-    exp = OmegaConf.to_container(OmegaConf.load(REPO_ROOT / "conf" / "experiment"
+    exp = OmegaConf.to_container(OmegaConf.load(CONF_DIR / "experiment"
                                                 / "synthetic_mv.yaml"))
     exp = {**exp["experiment"], "n_neighbors": exp["methods"]["kssc"]["n_neighbors"]}
     failed = frame.groupby("method")["failed"].sum()

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 import scipy.io
 
+from experiments._checkout import REPO_ROOT
 from experiments._io import write_csv
 from experiments._trial import method_seed
 from kssc.baselines import GSC
@@ -26,7 +27,6 @@ from kssc.metrics import clustering_error
 
 from .compare import max_abs_dz
 from .environment import (
-    REPO_ROOT,
     build_mex,
     find_octave,
     find_reference,

@@ -11,6 +11,7 @@ import pandas as pd
 from hydra.utils import instantiate
 from omegaconf import OmegaConf
 
+from experiments._checkout import CONF_DIR, REPO_ROOT
 from experiments._io import now, write_csv
 from kssc.baselines.sssc import in_sample_codes
 from kssc.metrics import clustering_error
@@ -19,7 +20,6 @@ from kssc.spectral import _normalized_affinity, ncut, ncut_embedding, top_eigenv
 from .compare import label_agreement, max_abs_dz
 from .currency import crosscheck_config, staleness, write_sidecar
 from .environment import (
-    REPO_ROOT,
     build_mex,
     find_octave,
     find_reference,
@@ -36,7 +36,6 @@ from .inputs import (
 )
 from .octave import octave_version, run_driver
 
-CONF_DIR = REPO_ROOT / "conf"
 OUTPUT = REPO_ROOT / "results" / "crosscheck.csv"
 COLUMNS = ["input", "n_samples", "n_features", "method", "theirs", "max_abs_dZ", "ari",
            "identical_pct", "error_ours", "error_theirs", "max_abs_d_error", "seconds_theirs",

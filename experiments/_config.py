@@ -11,9 +11,7 @@ from hydra.utils import get_object, instantiate
 from omegaconf import DictConfig, OmegaConf
 from sklearn.utils._param_validation import InvalidParameterError
 
-from . import _io
-
-CONF_DIR = _io.REPO_ROOT / "conf"
+from ._checkout import CONF_DIR
 
 
 def experiment_names():

@@ -30,9 +30,10 @@ from pathlib import Path
 from hydra import compose, initialize_config_dir
 
 from . import _config, _fingerprint, _io, _runner
+from ._checkout import REPO_ROOT
 
 CONFIG_DIR = str(_config.CONF_DIR)
-PROBE_CACHE = _io.REPO_ROOT / ".cache" / "probes.json"
+PROBE_CACHE = REPO_ROOT / ".cache" / "probes.json"
 # Columns that vary between runs of the same code (times, memory, the machine's load), and
 # the warnings a fit raised (their text is not a number; the numbers they explain are kept).
 VOLATILE_PREFIXES = ("time_", "rss_", "load_average", "warnings")

@@ -15,6 +15,7 @@ import re
 from omegaconf import OmegaConf
 
 from . import _io
+from ._checkout import REPO_ROOT
 
 # Keys that change where or how fast a run goes but not what it computes: left out of the
 # fingerprint and the checkpoint hash (a resumed run may use another n_jobs). `feeds` holds
@@ -45,7 +46,7 @@ def result_sources(name):
     """The files whose code computes experiment `name`'s results: kssc/ (less
     NOT_RESULT_CODE), the data sets' checksum lists and metadata, the runner machinery, the
     experiment's module and the experiments modules it imports."""
-    root = _io.REPO_ROOT
+    root = REPO_ROOT
     kssc = {path for path in root.joinpath("kssc").rglob("*.py")
             if not path.relative_to(root).as_posix().startswith(NOT_RESULT_CODE)}
     data = {path for folder in DATA_FILES for path in root.joinpath(folder).rglob("*")
@@ -67,7 +68,7 @@ def code_digest(name):
     results."""
     digest = hashlib.sha256()
     for path in result_sources(name):
-        digest.update(str(path.relative_to(_io.REPO_ROOT)).encode())
+        digest.update(str(path.relative_to(REPO_ROOT)).encode())
         digest.update(path.read_bytes())
     digest.update(repr(sorted(_io.package_versions(COMPUTING_PACKAGES).items())).encode())
     return digest.hexdigest()[:16]

@@ -20,7 +20,8 @@ from pathlib import Path
 import pandas as pd
 from omegaconf import OmegaConf
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+from ._checkout import REPO_ROOT
+
 _UMASK = os.umask(0)
 os.umask(_UMASK)
 PACKAGES = ("numpy", "scipy", "scikit-learn", "kssc", "hydra-core", "pandas", "joblib",

@@ -14,7 +14,7 @@ Usage: python -m experiments.readme [--check] [--results DIR] [--readme FILE]
 import argparse
 import sys
 
-from ._io import REPO_ROOT
+from ._checkout import REPO_ROOT
 from .publish import markdown
 
 DOCUMENTS = (REPO_ROOT / "README.md", REPO_ROOT / "docs" / "reproduction.md",

@@ -40,7 +40,7 @@ import numpy as np
 
 from kssc.datasets import make_union_of_subspaces
 
-from . import _io
+from ._checkout import REPO_ROOT
 from ._trial import Experiment, data_seed, exit_with_parent, fit_methods
 
 # What every fit runs in its own process: this module (so the suite's fingerprint of this
@@ -146,7 +146,7 @@ def fit_in_subprocess(exp, name, method_cfg, n_samples, seed):
     """The row of one fit run in a fresh Python process; a failed row if the process fails."""
     spec = json.dumps({"experiment": exp, "methods": {name: method_cfg}})
     done = subprocess.run([sys.executable, "-m", MODULE, "--n", str(n_samples), "--seed", str(seed),
-                           "--spec", spec], cwd=_io.REPO_ROOT, capture_output=True, text=True,
+                           "--spec", spec], cwd=REPO_ROOT, capture_output=True, text=True,
                           check=False)
     lines = done.stdout.strip().splitlines()
     if done.returncode == 0 and lines:
@@ -191,7 +191,7 @@ def fit_here(exp, methods, n_samples, seed):
     From ``exp["memmap_from"]`` points on the data goes through a float32 .npy in
     data/temp, fitted memory-mapped and removed afterwards."""
     if exp.get("memmap_from") is not None and n_samples >= exp["memmap_from"]:
-        folder = _io.REPO_ROOT / "data" / "temp"
+        folder = REPO_ROOT / "data" / "temp"
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"scale_{n_samples}_{seed}_{os.getpid()}.npy"
         try:

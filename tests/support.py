@@ -1,17 +1,16 @@
-"""What several test modules share: the repository's folders, a hash, and the rule for tests
-that need real data files (skip when absent; fail instead when $KSSC_DATA_DIR is set)."""
+"""What several test modules share: the repository's folders (defined in
+`experiments/_checkout.py`), a hash, and the rule for tests that need real data files (skip
+when absent; fail instead when $KSSC_DATA_DIR is set)."""
 
 import hashlib
 import os
-from pathlib import Path
 
 import pytest
 
+from experiments._checkout import CONF_DIR as CONF_DIR
+from experiments._checkout import REPO_ROOT as REPO_ROOT
 from kssc.datasets import get_data_dir
 from kssc.datasets._paths import missing_files
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
-CONF_DIR = REPO_ROOT / "conf"
 
 
 def sha256(data):

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from omegaconf import OmegaConf
 
-from .._io import REPO_ROOT
+from .._checkout import CONF_DIR as _CONF_DIR
 
-CONF_DIR = REPO_ROOT / "conf" / "experiment"
+CONF_DIR = _CONF_DIR / "experiment"
 OWN_TABLES = Path(__file__).with_name("tables.yaml")
 
 

@@ -90,7 +90,11 @@ def get_data_dir(data_dir=None):
 
 
 def _checkout_root():
-    """The repository root if this package is imported from a checkout, else None."""
+    """The repository root if this package is imported from a checkout, else None.
+
+    The checkout-only code takes the root from `experiments/_checkout.py`; an installed
+    package has no repository and cannot import it, so this asks only where it runs from.
+    """
     root = Path(__file__).resolve().parents[2]
     return root if (root / "pyproject.toml").is_file() else None
 

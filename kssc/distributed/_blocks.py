@@ -49,6 +49,20 @@ class RowBlocks:
             for f, (start, stop) in zip(self.futures, self.spans(), strict=True)])
 
 
+def _value(value):
+    return value
+
+
+def shared(client, value):
+    """Future of `value`, a small object many tasks read (a trained index, coarse vectors).
+
+    A task that returns `value`, not `client.scatter`: the scheduler keeps a task's inputs and
+    recomputes its result when the worker holding it dies, whereas scattered data is forgotten
+    once the client drops it, and every block computed from it is then lost with its worker.
+    """
+    return client.submit(_value, value)
+
+
 def part(client, future, i):
     """Future of item `i` of a task's tuple or list output, computed where it lives."""
     return client.submit(operator.getitem, future, i)

@@ -49,9 +49,9 @@ def coarse_rows(P_block, own, n_coarse, *halo):
     return (gather @ (P_block @ spread)).tocsr()
 
 
-def prolong(own, vectors):
-    """This block's rows of Q V (V: the coarse vectors)."""
-    return own[:, 1:2] * vectors[own[:, 0].astype(int)]
+def prolong(own, vectors, offset):
+    """This block's rows of Q V, from V's rows of the block's aggregates (from `offset` on)."""
+    return own[:, 1:2] * vectors[own[:, 0].astype(int) - offset]
 
 
 def coarse_start(client, operator, W, degrees, width, random_state):
@@ -70,5 +70,7 @@ def coarse_start(client, operator, W, degrees, width, random_state):
     coarse = sum(client.gather(rows))
     coarse = ((coarse + coarse.T) / 2.0).tocsr()
     _, vectors = top_eigenvectors(coarse, min(width, n_coarse - 1), random_state)
-    shared = client.scatter(vectors, broadcast=True)
-    return [client.submit(prolong, o, shared) for o in own]
+    # Each task carries its block's rows of V: unlike scattered data, which the scheduler
+    # forgets once the client drops it, a task's inputs let it recompute a lost block.
+    return [client.submit(prolong, o, vectors[a:b], a)
+            for o, a, b in zip(own, offsets[:-1], offsets[1:], strict=True)]

@@ -5,7 +5,8 @@ block (float32 products, as `kssc._exact.exact_search`, re-scored in float64); o
 task per query block keeps the k best by the float32 score and sorts them by the float64 one.
 
 Approximate: the IVF coarse quantiser is trained on the client on the same sample
-`kssc._ann` draws, then shipped to the workers (serialised, a few MB). Every row block
+`kssc._ann` draws, then shipped to the workers (serialised, a few MB) as a task's result, which
+the scheduler recomputes if the worker holding it dies. Every row block
 routes each point to the partition owning its inverted list (the database shuffle) and to
 every partition owning one of the lists it probes (the query shuffle). One task per
 (partition, query block) adds the partition's points to a copy of the index and searches
@@ -17,7 +18,7 @@ import numpy as np
 
 from .._ann import _FIRST_PROBE, _LISTS_PER_SQRT_N, _MIN_TRAIN_PER_LIST, _TRAIN_PER_LIST
 from .._exact import rescore
-from ._blocks import RowBlocks, gather_rows, part
+from ._blocks import RowBlocks, gather_rows, part, shared
 
 RECALL_SAMPLE = 1000
 
@@ -229,8 +230,7 @@ def approximate_neighbor_blocks(client, U, k, rng):
     seed = int(rng.randint(np.iinfo(np.int32).max))
     n_train = min(n, _TRAIN_PER_LIST * n_lists)
     rows = np.arange(n) if n_train == n else np.sort(rng.choice(n, n_train, replace=False))
-    index_bytes = client.scatter(train_index(gather_rows(client, U, rows), n, seed),
-                                 broadcast=True)
+    index_bytes = shared(client, train_index(gather_rows(client, U, rows), n, seed))
     counts = sum(client.gather([client.submit(home_lists, f, index_bytes) for f in U.futures]))
     n_parts = len(U.futures)
     owner = _owner_of_lists(counts, n_parts).astype(np.int64)

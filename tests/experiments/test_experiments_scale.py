@@ -11,10 +11,10 @@ import pytest
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
-from experiments import _fingerprint, _io, _runner, plot, report, scale, suite
+from experiments import _fingerprint, _runner, plot, report, scale, suite
 from experiments.publish import feeds
 from kssc.datasets import make_union_of_subspaces
-from support import CONF_DIR
+from support import CONF_DIR, REPO_ROOT
 
 STAGE_COLUMNS = [f"time_{stage}_s" for stage in scale.STAGES]
 RSS_COLUMNS = [f"rss_{stage}_gib" for stage in scale.STAGES] + ["rss_peak_gib"]
@@ -93,9 +93,9 @@ def test_a_failing_fit_process_is_a_failed_row():
 
 def test_fingerprint_covers_the_fit_process():
     sources = set(_fingerprint.result_sources("scale"))
-    fit_process = _io.REPO_ROOT / (scale.MODULE.replace(".", "/") + ".py")
-    assert {fit_process, _io.REPO_ROOT / "experiments" / "_runner.py",
-            _io.REPO_ROOT / "kssc" / "estimator.py"} <= sources
+    fit_process = REPO_ROOT / (scale.MODULE.replace(".", "/") + ".py")
+    assert {fit_process, REPO_ROOT / "experiments" / "_runner.py",
+            REPO_ROOT / "kssc" / "estimator.py"} <= sources
     assert "plot.py" not in {path.name for path in sources}
     assert suite.in_suite("scale")
 
@@ -126,7 +126,7 @@ def test_peak_rss_of_a_child_process_excludes_its_parents_memory():
     ballast = np.ones(150_000_000)      # 1.2 GB resident in this (parent) process
     code = "from experiments.scale import peak_rss_bytes; print(peak_rss_bytes())"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, cwd=_io.REPO_ROOT)
+                         check=True, cwd=REPO_ROOT)
     assert int(out.stdout) < 0.5 * ballast.nbytes
 
 
@@ -146,7 +146,7 @@ def test_large_cells_fit_a_memory_mapped_file_and_remove_it():
     row = scale.fit_here(exp, {"kssc": {"_target_": "kssc.KSSC"}}, 2000, seed=0)
     assert not row["failed"], row["failure"]
     assert row["error_pct"] <= 5
-    assert not list((_io.REPO_ROOT / "data" / "temp").glob("scale_2000_0_*.npy"))
+    assert not list((REPO_ROOT / "data" / "temp").glob("scale_2000_0_*.npy"))
 
 
 def test_paper_profile_adds_the_memory_mapped_ten_million_cell():

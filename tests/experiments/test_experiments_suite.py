@@ -19,6 +19,7 @@ from experiments import (
     summarise,
 )
 from experiments.run import run
+from support import REPO_ROOT
 
 
 @pytest.fixture(autouse=True)
@@ -152,8 +153,6 @@ def test_a_csv_without_a_sidecar_is_recomputed(tmp_path, capsys):
 
 
 def test_result_sources_follow_imports_only():
-    from experiments._io import REPO_ROOT
-
     names = {path.relative_to(REPO_ROOT).as_posix()
              for path in _fingerprint.result_sources("hopkins_observation")}
     assert {"experiments/hopkins_observation.py", "experiments/_observation.py",
@@ -162,8 +161,6 @@ def test_result_sources_follow_imports_only():
 
 
 def test_code_left_out_of_fingerprints_is_not_imported_by_experiments():
-    from experiments._io import REPO_ROOT
-
     assert {"cli.py", "_fit.py"}.isdisjoint(
         {path.name for path in _fingerprint.result_sources("scale")})
     pattern = re.compile(r"^\s*(?:from|import) (?:kssc|\.)"
