@@ -1,0 +1,236 @@
+"""The synthetic gaps decomposed into named causes, from the authors' loops beside ours.
+
+`python -m crosscheck.reconcile --output results/crosscheck_reconcile.csv --docs
+docs/crosscheck.md` reads `results/crosscheck_authors_loops_{dvsn,mv}.csv`
+(`crosscheck.authors_loops`) and the committed `results/synthetic_{dvsn,mv}.csv`, and splits
+the committed mean gap k-SSC - SSC (points of error) of each experiment (mv: of each noise
+level) into steps that telescope from our committed grid to the paper's match (gap 0):
+
+1. `cells`: the whole committed grid -> the committed cells that were run in Octave;
+2. `generator`: our generator -> theirs (our KSSC and SSC on both; unpaired data);
+3. `implementation`: our KSSC / SSC -> their `kssc_relaxed_par` / `ssc_relaxed` + `ncutW` on
+   the same data (paired); shown split into its k-SSC and SSC parts too;
+4. `scoring`: their dvsn loop's 0 % for a k-SSC whose `ncutW` threw (D27);
+5. `settings`: their code's settings -> the paper text's (dvsn k; mv d and N_i);
+6. `unreconciled`: their loop at the paper text's settings against the paper's match.
+
+Each gap level is a mean over cells of the mean over trials; every term is the difference of
+two consecutive levels, so the terms add up to the grid's gap in every bootstrap replicate.
+Intervals: 95 % percentile bootstrap, trials resampled within each cell (paired rows
+together), `n_boot` replicates.
+"""
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from experiments._io import write_csv, write_text
+
+from .environment import REPO_ROOT
+
+CELLS = {"dvsn": ["ambient_dim", "n_per_subspace", "subspace_dim"],
+         "mv": ["noise", "mean", "var"]}
+LEVELS = ["grid", "cells", "ours_their_data", "theirs_unscored", "theirs", "theirs_paper"]
+TERMS = {"cells": ("grid", "cells"),
+         "generator": ("cells", "ours_their_data"),
+         "implementation": ("ours_their_data", "theirs_unscored"),
+         "scoring": ("theirs_unscored", "theirs"),
+         "settings": ("theirs", "theirs_paper"),
+         "unreconciled": ("theirs_paper", None)}
+TERM_TEXT = {
+    "cells": "the cells run in Octave instead of the whole committed grid",
+    "generator": "our generator -> their generator (our KSSC and SSC on both)",
+    "implementation": "our KSSC/SSC -> their kssc_relaxed_par/ssc_relaxed + ncutW, same data",
+    "implementation_kssc": "  of which k-SSC (our error - theirs)",
+    "implementation_ssc": "  of which SSC (their error - ours)",
+    "scoring": "their dvsn loop scores a k-SSC whose ncutW threw as 0 % (D27)",
+    "settings": "their code's settings -> the paper text's",
+    "unreconciled": "left: their loop at the paper text's settings vs the paper's match (0)",
+}
+BLOCK = re.compile(r"(<!-- reconcile:begin -->\n).*?(<!-- reconcile:end -->)", re.S)
+
+
+def trial_matrix(frame, cell_cols, cells, column):
+    """(n_cells, n_trials) array of `column`, cells in `cells` order, trials in order.
+
+    Only trials present in every cell are kept (a run stopped mid-round is cut back).
+    """
+    wide = frame.pivot_table(index=cell_cols, columns="trial", values=column,
+                             aggfunc="first", dropna=False)
+    keys = [tuple(c) for c in cells]
+    wide = wide.reindex(pd.MultiIndex.from_tuples(keys, names=cell_cols) if len(cell_cols) > 1
+                        else pd.Index([key[0] for key in keys], name=cell_cols[0]))
+    complete = wide.columns[wide.notna().all(axis=0)]
+    return wide[complete].to_numpy(dtype=float)
+
+
+def gap_arrays(committed, loops, cell_cols):
+    """The per-trial gaps of every level, each an (n_cells, n_trials) array.
+
+    `committed`: the experiment's committed rows (method, error_pct, trial, cell columns);
+    `loops`: the authors_loops rows of one experiment (both variants).
+    """
+    # Cell values read from two CSVs (0.3 vs 0.30000000000000004) must compare equal.
+    committed = committed.assign(**{c: committed[c].round(6) for c in cell_cols})
+    loops = loops.assign(**{c: loops[c].round(6) for c in cell_cols})
+    wide = committed.pivot_table(index=[*cell_cols, "trial"], columns="method",
+                                 values="error_pct").reset_index()
+    wide["gap"] = wide["kssc"] - wide["ssc"]
+    grid_cells = wide[cell_cols].drop_duplicates().to_numpy()
+    code = loops[loops["variant"] == "code"].copy()
+    paper = loops[loops["variant"] == "paper"].copy()
+    run_cells = code[cell_cols].drop_duplicates().to_numpy()
+    # A k-SSC whose ncutW threw has no error of theirs: its unscored level takes ours.
+    kssc_unscored = code["error_kssc_theirs"].fillna(code["error_kssc_ours"])
+    code["gap_ours"] = code["error_kssc_ours"] - code["error_ssc_ours"]
+    code["gap_theirs_unscored"] = kssc_unscored - code["error_ssc_theirs"]
+    code["gap_theirs"] = code["error_kssc_theirs_scored"] - code["error_ssc_theirs"]
+    code["kssc_part"] = code["error_kssc_ours"] - kssc_unscored
+    code["ssc_part"] = code["error_ssc_theirs"] - code["error_ssc_ours"]
+    paper["gap_theirs_paper"] = paper["error_kssc_theirs_scored"] - paper["error_ssc_theirs"]
+    paper["gap_ours_paper"] = paper["error_kssc_ours"] - paper["error_ssc_ours"]
+
+    def matrix(frame, cells, column):
+        return trial_matrix(frame, cell_cols, cells, column)
+
+    arrays = {"grid": matrix(wide, grid_cells, "gap"), "cells": matrix(wide, run_cells, "gap")}
+    for level, column in (("ours_their_data", "gap_ours"),
+                          ("theirs_unscored", "gap_theirs_unscored"), ("theirs", "gap_theirs"),
+                          ("implementation_kssc", "kssc_part"),
+                          ("implementation_ssc", "ssc_part")):
+        arrays[level] = matrix(code, run_cells, column)
+    arrays["theirs_paper"] = matrix(paper, run_cells, "gap_theirs_paper")
+    arrays["ours_paper"] = matrix(paper, run_cells, "gap_ours_paper")
+    # The loop's levels share their trials: cut them to a common count (paired resampling).
+    paired = ["ours_their_data", "theirs_unscored", "theirs", "implementation_kssc",
+              "implementation_ssc", "theirs_paper", "ours_paper"]
+    n = min(arrays[name].shape[1] for name in paired)
+    for name in paired:
+        arrays[name] = arrays[name][:, :n]
+    return arrays
+
+
+def level_means(arrays, committed_idx=None, loop_idx=None):
+    """Mean over cells of the mean over trials, per array; optional resampled trial indices
+    (`committed_idx`: a dict for "grid" and "cells"; `loop_idx`: one array for the rest)."""
+    means = {}
+    for name, values in arrays.items():
+        idx = (committed_idx or {}).get(name) if name in ("grid", "cells") else loop_idx
+        if idx is not None:
+            values = np.take_along_axis(values, idx, axis=1)
+        means[name] = float(values.mean())
+    return means
+
+
+def terms_from_levels(means):
+    """The telescoping terms (and the implementation's two parts) from the level means."""
+    terms = {name: means[a] - (means[b] if b else 0.0) for name, (a, b) in TERMS.items()}
+    terms["implementation_kssc"] = means["implementation_kssc"]
+    terms["implementation_ssc"] = means["implementation_ssc"]
+    return terms
+
+
+def decompose(arrays, n_boot=2000, seed=0):
+    """Rows (term, points, low, high, in_sum) of the decomposition with 95 % intervals.
+
+    Each replicate resamples the trials of every cell with replacement: the committed grid's
+    and the loops' independently, the loops' levels with one index array (they are paired).
+    The `cells` level is the grid's rows of the run cells, so it reuses their indices.
+    """
+    rng = np.random.default_rng(seed)
+    point = terms_from_levels(level_means(arrays))
+    loop_shape = arrays["theirs"].shape
+    grid_shape = arrays["grid"].shape
+    replicates = []
+    for _ in range(n_boot):
+        grid_idx = rng.integers(0, grid_shape[1], size=grid_shape)
+        loop_idx = rng.integers(0, loop_shape[1], size=loop_shape)
+        # The run cells' committed rows take fresh indices too (independent of the grid's:
+        # a slight overstatement of the `cells` term's spread, kept for simplicity).
+        cells_idx = rng.integers(0, arrays["cells"].shape[1], size=arrays["cells"].shape)
+        replicates.append(terms_from_levels(level_means(
+            arrays, {"grid": grid_idx, "cells": cells_idx}, loop_idx)))
+    boot = pd.DataFrame(replicates)
+    return pd.DataFrame([{"term": name, "points": point[name],
+                          "low": float(np.percentile(boot[name], 2.5)),
+                          "high": float(np.percentile(boot[name], 97.5)),
+                          "in_sum": name in TERMS} for name in TERM_TEXT])
+
+
+def reconcile(loops, committed, n_boot=2000):
+    """The decomposition rows of every experiment (mv: per noise level) found in `loops`."""
+    rows = []
+    for experiment, part in loops.groupby("experiment"):
+        cell_cols = CELLS[experiment]
+        frame = committed[experiment]
+        groups = ([("all", part, frame)] if experiment == "dvsn" else
+                  [(f"noise {noise:g}", part[part["noise"] == noise],
+                    frame[frame["noise"] == noise]) for noise in sorted(part["noise"].unique())])
+        for group, loop_rows, committed_rows in groups:
+            arrays = gap_arrays(committed_rows, loop_rows, cell_cols)
+            table = decompose(arrays, n_boot)
+            table.insert(0, "group", group)
+            table.insert(0, "experiment", experiment)
+            table["n_cells"] = arrays["theirs"].shape[0]
+            table["n_trials"] = arrays["theirs"].shape[1]
+            table["gap_grid"] = float(arrays["grid"].mean())
+            table["gap_ours_paper"] = float(arrays["ours_paper"].mean())
+            rows.append(table)
+    return pd.concat(rows, ignore_index=True)
+
+
+def markdown(table):
+    """One Markdown table per (experiment, group): each term, its points and its interval."""
+    lines = []
+    for (experiment, group), part in table.groupby(["experiment", "group"], sort=False):
+        first = part.iloc[0]
+        lines += [f"**synthetic_{experiment}, {group}**: committed grid gap "
+                  f"{first.gap_grid:+.2f} points; {int(first.n_cells)} cells x "
+                  f"{int(first.n_trials)} trials run through both; our KSSC/SSC at the paper "
+                  f"text's settings on the same data: gap {first.gap_ours_paper:+.2f}.", "",
+                  "| step | points | 95 % interval |", "|---|---|---|"]
+        for row in part.itertuples():
+            lines.append(f"| {TERM_TEXT[row.term]} | {row.points:+.2f} | "
+                         f"[{row.low:+.2f}, {row.high:+.2f}] |")
+        total = part[part["in_sum"]]["points"].sum()
+        lines += [f"| sum of the steps (= the grid gap) | {total:+.2f} | |", ""]
+    return "\n".join(lines)
+
+
+def replace_block(text, block):
+    """`text` with the part between the reconcile markers replaced by `block`."""
+    if not BLOCK.search(text):
+        raise ValueError("no '<!-- reconcile:begin -->' ... '<!-- reconcile:end -->' block found")
+    return BLOCK.sub(lambda m: m.group(1) + block + "\n" + m.group(2), text)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m crosscheck.reconcile", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--results", type=Path, default=REPO_ROOT / "results")
+    parser.add_argument("--n-boot", type=int, default=2000)
+    parser.add_argument("--output", type=Path, default=None)
+    parser.add_argument("--docs", type=Path, default=None,
+                        help="rewrite the reconcile block of this Markdown file")
+    args = parser.parse_args(argv)
+    loops = pd.concat([pd.read_csv(path) for path in
+                       sorted(args.results.glob("crosscheck_authors_loops_*.csv"))],
+                      ignore_index=True)
+    committed = {name: pd.read_csv(args.results / f"synthetic_{name}.csv")
+                 for name in loops["experiment"].unique()}
+    table = reconcile(loops, committed, args.n_boot)
+    if args.output is not None:
+        write_csv(table, args.output)
+    block = markdown(table)
+    if args.docs is not None:
+        write_text(replace_block(args.docs.read_text(), block), args.docs)
+    print(block)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
