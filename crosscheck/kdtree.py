@@ -135,10 +135,15 @@ def exact_neighbours(X_unit, n_neighbors):
 
 def run(loops, data_dir, output):
     """One row per loops row whose data are in `data_dir` (searched recursively): our k-SSC
-    with exact and with kd-tree neighbours on the same data, rewriting `output` per row."""
+    with exact and with kd-tree neighbours on the same data, rewriting `output` per row. An
+    existing `output` is resumed: the (seed, variant) rows it has are kept, not recomputed."""
     files = {int(path.stem.rsplit("_", 1)[1]): path for path in Path(data_dir).rglob("*.mat")}
-    rows = []
+    output = Path(output)
+    rows = pd.read_csv(output).to_dict("records") if output.is_file() else []
+    done = {(row["seed"], row["variant"]) for row in rows}
     for r in loops[loops["seed"].isin(files)].itertuples():
+        if (r.seed, r.variant) in done:
+            continue
         saved = scipy.io.loadmat(files[r.seed])
         X = np.ascontiguousarray(saved["X"].T)
         y = saved["truth"].ravel().astype(np.int64) - 1

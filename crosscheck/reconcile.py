@@ -14,6 +14,10 @@ level) into steps that telescope from our committed grid to the paper's match (g
 5. `settings`: their code's settings -> the paper text's (dvsn k; mv d and N_i);
 6. `unreconciled`: their loop at the paper text's settings against the paper's match.
 
+Beside the sum (`in_sum` false): the implementation term's k-SSC and SSC parts, and, when
+`results/crosscheck_kdtree.csv` (`crosscheck.kdtree`) covers every row, `neighbour_search`:
+what VLFeat's approximate kd-tree instead of exact neighbours changes in our k-SSC's error.
+
 Each gap level is a mean over cells of the mean over trials; every term is the difference of
 two consecutive levels, so the terms add up to the grid's gap in every bootstrap replicate.
 Intervals: 95 % percentile bootstrap, trials resampled within each cell (paired rows
@@ -50,6 +54,7 @@ TERM_TEXT = {
     "scoring": "their dvsn loop scores a k-SSC whose ncutW threw as 0 % (D27)",
     "settings": "their code's settings -> the paper text's",
     "unreconciled": "left: their loop at the paper text's settings vs the paper's match (0)",
+    "neighbour_search": "beside the sum: VLFeat's kd-tree instead of exact neighbours (ours)",
 }
 BLOCK = re.compile(r"(<!-- reconcile:begin -->\n).*?(<!-- reconcile:end -->)", re.S)
 
@@ -68,22 +73,17 @@ def trial_matrix(frame, cell_cols, cells, column):
     return wide[complete].to_numpy(dtype=float)
 
 
-def gap_arrays(committed, loops, cell_cols):
-    """The per-trial gaps of every level, each an (n_cells, n_trials) array.
+LOOP_COLUMNS = {"ours_their_data": "gap_ours", "theirs_unscored": "gap_theirs_unscored",
+                "theirs": "gap_theirs", "implementation_kssc": "kssc_part",
+                "implementation_ssc": "ssc_part", "neighbour_search": "kdtree_part",
+                "theirs_paper": "gap_theirs_paper", "ours_paper": "gap_ours_paper"}
 
-    `committed`: the experiment's committed rows (method, error_pct, trial, cell columns);
-    `loops`: the authors_loops rows of one experiment (both variants).
-    """
-    # Cell values read from two CSVs (0.3 vs 0.30000000000000004) must compare equal.
-    committed = committed.assign(**{c: committed[c].round(6) for c in cell_cols})
-    loops = loops.assign(**{c: loops[c].round(6) for c in cell_cols})
-    wide = committed.pivot_table(index=[*cell_cols, "trial"], columns="method",
-                                 values="error_pct").reset_index()
-    wide["gap"] = wide["kssc"] - wide["ssc"]
-    grid_cells = wide[cell_cols].drop_duplicates().to_numpy()
+
+def loop_gaps(loops, cell_cols):
+    """One row per (cell, trial) run through both: the gap of every loop level, the code
+    variant's and the paper variant's columns side by side (trials with both only)."""
     code = loops[loops["variant"] == "code"].copy()
     paper = loops[loops["variant"] == "paper"].copy()
-    run_cells = code[cell_cols].drop_duplicates().to_numpy()
     # A k-SSC whose ncutW threw has no error of theirs: its unscored level takes ours.
     kssc_unscored = code["error_kssc_theirs"].fillna(code["error_kssc_ours"])
     code["gap_ours"] = code["error_kssc_ours"] - code["error_ssc_ours"]
@@ -91,38 +91,63 @@ def gap_arrays(committed, loops, cell_cols):
     code["gap_theirs"] = code["error_kssc_theirs_scored"] - code["error_ssc_theirs"]
     code["kssc_part"] = code["error_kssc_ours"] - kssc_unscored
     code["ssc_part"] = code["error_ssc_theirs"] - code["error_ssc_ours"]
+    if "error_kssc_ours_kdtree" in code:
+        code["kdtree_part"] = code["error_kssc_ours_kdtree"] - code["error_kssc_ours_exact"]
     paper["gap_theirs_paper"] = paper["error_kssc_theirs_scored"] - paper["error_ssc_theirs"]
     paper["gap_ours_paper"] = paper["error_kssc_ours"] - paper["error_ssc_ours"]
+    keys = [*cell_cols, "trial"]
+    code_columns = [c for c in LOOP_COLUMNS.values() if c in code]
+    both = code[[*keys, *code_columns]].merge(
+        paper[[*keys, "gap_theirs_paper", "gap_ours_paper"]], on=keys)
+    return both.dropna(subset=[c for c in both if c != "kdtree_part"])
 
-    def matrix(frame, cells, column):
-        return trial_matrix(frame, cell_cols, cells, column)
 
-    arrays = {"grid": matrix(wide, grid_cells, "gap"), "cells": matrix(wide, run_cells, "gap")}
-    for level, column in (("ours_their_data", "gap_ours"),
-                          ("theirs_unscored", "gap_theirs_unscored"), ("theirs", "gap_theirs"),
-                          ("implementation_kssc", "kssc_part"),
-                          ("implementation_ssc", "ssc_part")):
-        arrays[level] = matrix(code, run_cells, column)
-    arrays["theirs_paper"] = matrix(paper, run_cells, "gap_theirs_paper")
-    arrays["ours_paper"] = matrix(paper, run_cells, "gap_ours_paper")
-    # The loop's levels share their trials: cut them to a common count (paired resampling).
-    paired = ["ours_their_data", "theirs_unscored", "theirs", "implementation_kssc",
-              "implementation_ssc", "theirs_paper", "ours_paper"]
-    n = min(arrays[name].shape[1] for name in paired)
-    for name in paired:
-        arrays[name] = arrays[name][:, :n]
+def gap_arrays(committed, loops, cell_cols):
+    """The per-trial gaps of every level: "grid" and "cells" (committed) as (n_cells, 50)
+    arrays, the loop levels as lists of per-cell arrays over the same trials (paired).
+
+    `committed`: the experiment's committed rows (method, error_pct, trial, cell columns);
+    `loops`: the authors_loops rows of one experiment (both variants). The loops' cells
+    may have different trial counts (a stopped run); the neighbour-search level is kept
+    only when every row has it.
+    """
+    # Cell values read from two CSVs (0.3 vs 0.30000000000000004) must compare equal.
+    committed = committed.assign(**{c: committed[c].round(6) for c in cell_cols})
+    loops = loops.assign(**{c: loops[c].round(6) for c in cell_cols})
+    wide = committed.pivot_table(index=[*cell_cols, "trial"], columns="method",
+                                 values="error_pct").reset_index()
+    wide["gap"] = wide["kssc"] - wide["ssc"]
+    both = loop_gaps(loops, cell_cols)
+    groups = [part.sort_values("trial") for _, part in both.groupby(cell_cols)]
+    run_cells = [part[cell_cols].iloc[0].to_numpy() for part in groups]
+    arrays = {"grid": trial_matrix(wide, cell_cols, wide[cell_cols].drop_duplicates().to_numpy(),
+                                   "gap"),
+              "cells": trial_matrix(wide, cell_cols, run_cells, "gap")}
+    for level, column in LOOP_COLUMNS.items():
+        if column in both and both[column].notna().all():
+            arrays[level] = [part[column].to_numpy(dtype=float) for part in groups]
     return arrays
 
 
+def mean_of_cells(cells):
+    """The mean over cells of each cell's mean (cells weigh alike whatever their trials)."""
+    return float(np.mean([cell.mean() for cell in cells]))
+
+
 def level_means(arrays, committed_idx=None, loop_idx=None):
-    """Mean over cells of the mean over trials, per array; optional resampled trial indices
-    (`committed_idx`: a dict for "grid" and "cells"; `loop_idx`: one array for the rest)."""
+    """Mean over cells of the mean over trials, per level; optional resampled trial indices
+    (`committed_idx`: a dict for "grid" and "cells"; `loop_idx`: one index array per cell,
+    shared by the loop levels)."""
     means = {}
     for name, values in arrays.items():
-        idx = (committed_idx or {}).get(name) if name in ("grid", "cells") else loop_idx
-        if idx is not None:
-            values = np.take_along_axis(values, idx, axis=1)
-        means[name] = float(values.mean())
+        if name in ("grid", "cells"):
+            idx = (committed_idx or {}).get(name)
+            means[name] = float((values if idx is None
+                                 else np.take_along_axis(values, idx, axis=1)).mean())
+        else:
+            means[name] = mean_of_cells(values if loop_idx is None else
+                                        [cell[idx] for cell, idx in zip(values, loop_idx,
+                                                                        strict=True)])
     return means
 
 
@@ -131,34 +156,46 @@ def terms_from_levels(means):
     terms = {name: means[a] - (means[b] if b else 0.0) for name, (a, b) in TERMS.items()}
     terms["implementation_kssc"] = means["implementation_kssc"]
     terms["implementation_ssc"] = means["implementation_ssc"]
+    if "neighbour_search" in means:
+        terms["neighbour_search"] = means["neighbour_search"]
     return terms
 
 
 def decompose(arrays, n_boot=2000, seed=0):
     """Rows (term, points, low, high, in_sum) of the decomposition with 95 % intervals.
 
-    Each replicate resamples the trials of every cell with replacement: the committed grid's
-    and the loops' independently, the loops' levels with one index array (they are paired).
-    The `cells` level is the grid's rows of the run cells, so it reuses their indices.
+    Each replicate resamples the trials of every cell with replacement: the committed grid's,
+    the run cells' committed rows and the loops' independently (the run cells' committed
+    rows are part of the grid, so this slightly overstates the `cells` term's spread), the
+    loop levels of a cell with one index array (they are paired).
     """
     rng = np.random.default_rng(seed)
     point = terms_from_levels(level_means(arrays))
-    loop_shape = arrays["theirs"].shape
-    grid_shape = arrays["grid"].shape
+    lengths = [len(cell) for cell in arrays["theirs"]]
     replicates = []
     for _ in range(n_boot):
-        grid_idx = rng.integers(0, grid_shape[1], size=grid_shape)
-        loop_idx = rng.integers(0, loop_shape[1], size=loop_shape)
-        # The run cells' committed rows take fresh indices too (independent of the grid's:
-        # a slight overstatement of the `cells` term's spread, kept for simplicity).
-        cells_idx = rng.integers(0, arrays["cells"].shape[1], size=arrays["cells"].shape)
-        replicates.append(terms_from_levels(level_means(
-            arrays, {"grid": grid_idx, "cells": cells_idx}, loop_idx)))
+        committed_idx = {name: rng.integers(0, arrays[name].shape[1], size=arrays[name].shape)
+                         for name in ("grid", "cells")}
+        loop_idx = [rng.integers(0, n, size=n) for n in lengths]
+        replicates.append(terms_from_levels(level_means(arrays, committed_idx, loop_idx)))
     boot = pd.DataFrame(replicates)
     return pd.DataFrame([{"term": name, "points": point[name],
                           "low": float(np.percentile(boot[name], 2.5)),
                           "high": float(np.percentile(boot[name], 97.5)),
-                          "in_sum": name in TERMS} for name in TERM_TEXT])
+                          "in_sum": name in TERMS} for name in TERM_TEXT if name in point])
+
+
+def fit_facts(loops):
+    """Counts and shares over the loop rows: failed ncutW (theirs), neighbour purity."""
+    code = loops[loops["variant"] == "code"]
+    facts = {"kssc_failed_theirs": int(loops["kssc_failed_theirs"].sum()),
+             "ssc_failed_theirs": int(loops["error_ssc_theirs"].isna().sum()),
+             "cross_neighbours_ours": float(code["cross_neighbours_ours"].mean()),
+             "cross_neighbours_theirs": float(code["cross_neighbours_theirs"].mean())}
+    for column in ("recall_kdtree", "cross_neighbours_kdtree"):
+        if column in code:
+            facts[column] = float(code[column].mean())
+    return facts
 
 
 def reconcile(loops, committed, n_boot=2000):
@@ -175,10 +212,11 @@ def reconcile(loops, committed, n_boot=2000):
             table = decompose(arrays, n_boot)
             table.insert(0, "group", group)
             table.insert(0, "experiment", experiment)
-            table["n_cells"] = arrays["theirs"].shape[0]
-            table["n_trials"] = arrays["theirs"].shape[1]
+            table["n_cells"] = len(arrays["theirs"])
+            table["n_trials"] = sum(len(cell) for cell in arrays["theirs"])
             table["gap_grid"] = float(arrays["grid"].mean())
-            table["gap_ours_paper"] = float(arrays["ours_paper"].mean())
+            table["gap_ours_paper"] = mean_of_cells(arrays["ours_paper"])
+            table = table.assign(**fit_facts(loop_rows))
             rows.append(table)
     return pd.concat(rows, ignore_index=True)
 
@@ -189,9 +227,18 @@ def markdown(table):
     for (experiment, group), part in table.groupby(["experiment", "group"], sort=False):
         first = part.iloc[0]
         lines += [f"**synthetic_{experiment}, {group}**: committed grid gap "
-                  f"{first.gap_grid:+.2f} points; {int(first.n_cells)} cells x "
-                  f"{int(first.n_trials)} trials run through both; our KSSC/SSC at the paper "
-                  f"text's settings on the same data: gap {first.gap_ours_paper:+.2f}.", "",
+                  f"{first.gap_grid:+.2f} points; {int(first.n_cells)} cells, "
+                  f"{int(first.n_trials)} trials in all ({first.n_trials / first.n_cells:.1f} per "
+                  f"cell) run through both; our KSSC/SSC at the paper "
+                  f"text's settings on the same data: gap {first.gap_ours_paper:+.2f}. "
+                  f"Their k-SSC's ncutW threw in {first.kssc_failed_theirs} fits, their SSC's "
+                  f"in {first.ssc_failed_theirs}; cross-subspace neighbours (code settings): "
+                  f"ours {100 * first.cross_neighbours_ours:.1f} %, theirs "
+                  f"{100 * first.cross_neighbours_theirs:.1f} %"
+                  + (f", VLFeat's kd-tree {100 * first.cross_neighbours_kdtree:.1f} % (recall "
+                     f"of the exact neighbours {100 * first.recall_kdtree:.1f} %)."
+                     if "recall_kdtree" in part and pd.notna(first.recall_kdtree) else "."),
+                  "",
                   "| step | points | 95 % interval |", "|---|---|---|"]
         for row in part.itertuples():
             lines.append(f"| {TERM_TEXT[row.term]} | {row.points:+.2f} | "
@@ -217,9 +264,13 @@ def main(argv=None):
     parser.add_argument("--docs", type=Path, default=None,
                         help="rewrite the reconcile block of this Markdown file")
     args = parser.parse_args(argv)
-    loops = pd.concat([pd.read_csv(path) for path in
-                       sorted(args.results.glob("crosscheck_authors_loops_*.csv"))],
-                      ignore_index=True)
+    loops = pd.concat([pd.read_csv(args.results / f"crosscheck_authors_loops_{name}.csv")
+                       for name in ("dvsn", "mv")], ignore_index=True)
+    kdtree = args.results / "crosscheck_kdtree.csv"
+    if kdtree.is_file():  # crosscheck.kdtree's columns, matched by (seed, variant)
+        columns = ["seed", "variant", "error_kssc_ours_exact", "error_kssc_ours_kdtree",
+                   "recall_kdtree", "cross_neighbours_kdtree"]
+        loops = loops.merge(pd.read_csv(kdtree)[columns], on=["seed", "variant"], how="left")
     committed = {name: pd.read_csv(args.results / f"synthetic_{name}.csv")
                  for name in loops["experiment"].unique()}
     table = reconcile(loops, committed, args.n_boot)

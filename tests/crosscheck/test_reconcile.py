@@ -30,7 +30,8 @@ def loop_rows(cell, variant, kssc_ours, ssc_ours, kssc_theirs, ssc_theirs):
                      **dict(zip(reconcile.CELLS["dvsn"], cell, strict=True)), "trial": trial,
                      "error_kssc_ours": ko, "error_ssc_ours": so, "error_kssc_theirs": kt,
                      "error_kssc_theirs_scored": 0.0 if np.isnan(kt) else kt,
-                     "error_ssc_theirs": st})
+                     "kssc_failed_theirs": bool(np.isnan(kt)), "error_ssc_theirs": st,
+                     "cross_neighbours_ours": 0.5, "cross_neighbours_theirs": 0.5})
     return pd.DataFrame(rows)
 
 
@@ -55,6 +56,7 @@ def test_terms_hand_computed_and_adding_up_to_the_grid_gap():
     assert table.loc[table["in_sum"], "points"].sum() == pytest.approx(7.5)
     assert table["gap_grid"].iloc[0] == pytest.approx(7.5)
     assert (table["n_cells"] == 1).all() and (table["n_trials"] == 3).all()
+    assert (table["kssc_failed_theirs"] == 1).all() and (table["ssc_failed_theirs"] == 0).all()
     # Constant columns give zero-width intervals; the others contain their point.
     assert table.loc["unreconciled", "low"] == table.loc["unreconciled", "high"] == 1.0
     assert (table["low"] <= table["points"] + 1e-12).all()
@@ -93,3 +95,28 @@ def test_markdown_block_replaced_between_markers():
     assert "old" not in replaced and block in replaced and replaced.endswith("end\n")
     with pytest.raises(ValueError, match="reconcile:begin"):
         reconcile.replace_block("no markers", block)
+
+
+def test_neighbour_search_term_beside_the_sum():
+    committed, loops = hand_example()
+    loops["error_kssc_ours_exact"] = loops["error_kssc_ours"]
+    loops["error_kssc_ours_kdtree"] = loops["error_kssc_ours"] + [1.0, 2.0, 3.0] * 2
+    loops["recall_kdtree"], loops["cross_neighbours_kdtree"] = 0.9, 0.6
+    table = reconcile.reconcile(loops, {"dvsn": committed}, n_boot=50).set_index("term")
+    assert table.loc["neighbour_search", "points"] == pytest.approx(2.0)
+    assert not table.loc["neighbour_search", "in_sum"]
+    assert table.loc[table["in_sum"], "points"].sum() == pytest.approx(7.5)
+    assert "VLFeat's kd-tree 60.0 %" in reconcile.markdown(table.reset_index())
+
+
+def test_cells_weigh_alike_whatever_their_trial_counts():
+    committed = committed_rows({CELL_A: [10, 10], CELL_B: [0, 0]})
+    loops = pd.concat([
+        loop_rows(CELL_A, "code", [12] * 3, [2] * 3, [12] * 3, [2] * 3),  # gap 10, 3 trials
+        loop_rows(CELL_A, "paper", [2] * 3, [2] * 3, [2] * 3, [2] * 3),
+        loop_rows(CELL_B, "code", [4], [2], [4], [2]),  # gap 2, 1 trial (a stopped run)
+        loop_rows(CELL_B, "paper", [2], [2], [2], [2])], ignore_index=True)
+    table = reconcile.reconcile(loops, {"dvsn": committed}, n_boot=50).set_index("term")
+    # ours on their data: (10 + 2) / 2 = 6, not (3 * 10 + 2) / 4
+    assert table.loc["generator", "points"] == pytest.approx(5.0 - 6.0)
+    assert table["n_trials"].iloc[0] == 4 and table["n_cells"].iloc[0] == 2
