@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from experiments._io import write_csv, write_text
 
@@ -55,6 +56,7 @@ TERM_TEXT = {
     "settings": "their code's settings -> the paper text's",
     "unreconciled": "left: their loop at the paper text's settings vs the paper's match (0)",
     "neighbour_search": "beside the sum: VLFeat's kd-tree instead of exact neighbours (ours)",
+    "settings_grid": "beside the sum: the paper text's k on the whole grid (ours, 1 trial/cell)",
 }
 BLOCK = re.compile(r"(<!-- reconcile:begin -->\n).*?(<!-- reconcile:end -->)", re.S)
 
@@ -193,13 +195,24 @@ def fit_facts(loops):
              "cross_neighbours_ours": float(code["cross_neighbours_ours"].mean()),
              "cross_neighbours_theirs": float(code["cross_neighbours_theirs"].mean())}
     for column in ("recall_kdtree", "cross_neighbours_kdtree"):
-        if column in code:
+        if column in code and code[column].notna().all():  # as the neighbour-search term
             facts[column] = float(code[column].mean())
     return facts
 
 
-def reconcile(loops, committed, n_boot=2000):
-    """The decomposition rows of every experiment (mv: per noise level) found in `loops`."""
+def settings_grid_row(grid, n_boot=2000):
+    """The paper text's k on the whole dvsn grid (`crosscheck.settings_grid`): the mean drop
+    of our gap over cells, with a percentile bootstrap interval over cells (one trial each)."""
+    drop = (grid["error_kssc_code"] - grid["error_kssc_paper"]).to_numpy(dtype=float)
+    interval = stats.bootstrap((drop,), np.mean, n_resamples=n_boot, method="percentile",
+                               random_state=0).confidence_interval
+    return {"term": "settings_grid", "points": float(drop.mean()), "low": float(interval.low),
+            "high": float(interval.high), "in_sum": False}
+
+
+def reconcile(loops, committed, n_boot=2000, grid=None):
+    """The decomposition rows of every experiment (mv: per noise level) found in `loops`;
+    `grid`, the table of `crosscheck.settings_grid`, adds its row to dvsn's."""
     rows = []
     for experiment, part in loops.groupby("experiment"):
         cell_cols = CELLS[experiment]
@@ -210,6 +223,12 @@ def reconcile(loops, committed, n_boot=2000):
         for group, loop_rows, committed_rows in groups:
             arrays = gap_arrays(committed_rows, loop_rows, cell_cols)
             table = decompose(arrays, n_boot)
+            if experiment == "dvsn" and grid is not None:
+                table = pd.concat([table, pd.DataFrame([settings_grid_row(grid, n_boot)])],
+                                  ignore_index=True)
+                table["grid_gap_code_k"] = float((grid.error_kssc_code - grid.error_ssc).mean())
+                table["grid_gap_paper_k"] = float((grid.error_kssc_paper
+                                                   - grid.error_ssc).mean())
             table.insert(0, "group", group)
             table.insert(0, "experiment", experiment)
             table["n_cells"] = len(arrays["theirs"])
@@ -221,24 +240,31 @@ def reconcile(loops, committed, n_boot=2000):
     return pd.concat(rows, ignore_index=True)
 
 
+def _header(experiment, group, first, part):
+    text = (f"**synthetic_{experiment}, {group}**: committed grid gap {first.gap_grid:+.2f} "
+            f"points; {int(first.n_cells)} cells, {int(first.n_trials)} trials in all "
+            f"({first.n_trials / first.n_cells:.1f} per cell) run through both; our KSSC/SSC at "
+            f"the paper text's settings on the same data: gap {first.gap_ours_paper:+.2f}. "
+            f"Their k-SSC's ncutW threw in {first.kssc_failed_theirs} fits, their SSC's in "
+            f"{first.ssc_failed_theirs}; cross-subspace neighbours (code settings): ours "
+            f"{100 * first.cross_neighbours_ours:.1f} %, theirs "
+            f"{100 * first.cross_neighbours_theirs:.1f} %")
+    if "recall_kdtree" in part and pd.notna(first.recall_kdtree):
+        text += (f", VLFeat's kd-tree {100 * first.cross_neighbours_kdtree:.1f} % (recall of "
+                 f"the exact neighbours {100 * first.recall_kdtree:.1f} %)")
+    text += "."
+    if "grid_gap_paper_k" in part and pd.notna(first.grid_gap_paper_k):
+        text += (f" On the whole grid (ours, trial 0 of each cell) the gap is "
+                 f"{first.grid_gap_code_k:+.2f} at the code's k and {first.grid_gap_paper_k:+.2f} "
+                 f"at the paper text's.")
+    return text
+
+
 def markdown(table):
     """One Markdown table per (experiment, group): each term, its points and its interval."""
     lines = []
     for (experiment, group), part in table.groupby(["experiment", "group"], sort=False):
-        first = part.iloc[0]
-        lines += [f"**synthetic_{experiment}, {group}**: committed grid gap "
-                  f"{first.gap_grid:+.2f} points; {int(first.n_cells)} cells, "
-                  f"{int(first.n_trials)} trials in all ({first.n_trials / first.n_cells:.1f} per "
-                  f"cell) run through both; our KSSC/SSC at the paper "
-                  f"text's settings on the same data: gap {first.gap_ours_paper:+.2f}. "
-                  f"Their k-SSC's ncutW threw in {first.kssc_failed_theirs} fits, their SSC's "
-                  f"in {first.ssc_failed_theirs}; cross-subspace neighbours (code settings): "
-                  f"ours {100 * first.cross_neighbours_ours:.1f} %, theirs "
-                  f"{100 * first.cross_neighbours_theirs:.1f} %"
-                  + (f", VLFeat's kd-tree {100 * first.cross_neighbours_kdtree:.1f} % (recall "
-                     f"of the exact neighbours {100 * first.recall_kdtree:.1f} %)."
-                     if "recall_kdtree" in part and pd.notna(first.recall_kdtree) else "."),
-                  "",
+        lines += [_header(experiment, group, part.iloc[0], part), "",
                   "| step | points | 95 % interval |", "|---|---|---|"]
         for row in part.itertuples():
             lines.append(f"| {TERM_TEXT[row.term]} | {row.points:+.2f} | "
@@ -273,7 +299,9 @@ def main(argv=None):
         loops = loops.merge(pd.read_csv(kdtree)[columns], on=["seed", "variant"], how="left")
     committed = {name: pd.read_csv(args.results / f"synthetic_{name}.csv")
                  for name in loops["experiment"].unique()}
-    table = reconcile(loops, committed, args.n_boot)
+    grid = args.results / "crosscheck_settings_grid.csv"
+    table = reconcile(loops, committed, args.n_boot,
+                      pd.read_csv(grid) if grid.is_file() else None)
     if args.output is not None:
         write_csv(table, args.output)
     block = markdown(table)

@@ -120,3 +120,16 @@ def test_cells_weigh_alike_whatever_their_trial_counts():
     # ours on their data: (10 + 2) / 2 = 6, not (3 * 10 + 2) / 4
     assert table.loc["generator", "points"] == pytest.approx(5.0 - 6.0)
     assert table["n_trials"].iloc[0] == 4 and table["n_cells"].iloc[0] == 2
+
+
+def test_settings_grid_row_beside_the_sum():
+    committed, loops = hand_example()
+    grid = pd.DataFrame({"error_ssc": [0.0, 10.0, 5.0], "error_kssc_code": [20.0, 30.0, 5.0],
+                         "error_kssc_paper": [10.0, 30.0, 2.0]})
+    table = reconcile.reconcile(loops, {"dvsn": committed}, n_boot=200, grid=grid)
+    row = table.set_index("term").loc["settings_grid"]
+    assert row["points"] == pytest.approx(13 / 3) and not row["in_sum"]
+    assert row["low"] <= row["points"] <= row["high"]
+    assert table.loc[table["in_sum"], "points"].sum() == pytest.approx(7.5)
+    assert "the gap is +13.33 at the code's k and +9.00 at the paper text's" in \
+        reconcile.markdown(table)
