@@ -14,9 +14,11 @@ level) into steps that telescope from our committed grid to the paper's match (g
 5. `settings`: their code's settings -> the paper text's (dvsn k; mv d and N_i);
 6. `unreconciled`: their loop at the paper text's settings against the paper's match.
 
-Beside the sum (`in_sum` false): the implementation term's k-SSC and SSC parts, and, when
+Beside the sum (`in_sum` false): the implementation term's k-SSC and SSC parts; when
 `results/crosscheck_kdtree.csv` (`crosscheck.kdtree`) covers every row, `neighbour_search`:
-what VLFeat's approximate kd-tree instead of exact neighbours changes in our k-SSC's error.
+what VLFeat's approximate kd-tree instead of exact neighbours changes in our k-SSC's error;
+and when `results/crosscheck_settings_grid.csv` (`crosscheck.settings_grid`) exists,
+`settings_grid`: how much the paper text's k lowers our gap over the whole dvsn grid.
 
 Each gap level is a mean over cells of the mean over trials; every term is the difference of
 two consecutive levels, so the terms add up to the grid's gap in every bootstrap replicate.
