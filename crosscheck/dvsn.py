@@ -87,6 +87,12 @@ def oracle_error(X, y, k, random_state):
         members = np.flatnonzero(y == c)
         local, _ = nearest_neighbors(X_unit[members], k, normalize=False)
         indices[members] = members[local]
+    return error_with_neighbours(X_unit, y, indices, random_state)
+
+
+def error_with_neighbours(X_unit, y, indices, random_state):
+    """k-SSC's error with the neighbour table `indices` (n, k) given: the kSSC config's
+    coefficients (FISTA, lambda = 0.1, z >= 0), symmetric affinity and N-Cut."""
     coef, _, _ = kssc_coefficients(X_unit, indices, 0.1)
     W = symmetric_affinity(coefficients_to_sparse(indices, coef, len(y)))
     return clustering_error(y, ncut(W, int(y.max()) + 1, random_state=random_state))
