@@ -113,9 +113,9 @@ def subspace_silhouette(X, labels, subspace_dim):
     Examples
     --------
     >>> import numpy as np
-    >>> X = np.array([[1.0, 0], [2, 0.1], [3, -0.1], [0, 1], [0.1, 2], [-0.1, 3]])
-    >>> round(float(subspace_silhouette(X, np.array([0, 0, 0, 1, 1, 1]), 1)), 3)
-    0.991
+    >>> X = np.array([[1.0, 0], [0.8, 0.6], [0, 1], [-0.6, 0.8]])
+    >>> round(float(subspace_silhouette(X, np.array([0, 0, 1, 1]), 1)), 3)  # 5 / 9
+    0.556
     """
     P = normalize_rows(np.asarray(X, dtype=float))[0]
     labels = np.asarray(labels)
