@@ -113,7 +113,8 @@ def test_choice_is_the_lowest_residual_among_the_candidates_own_fits():
     X, y, _ = make_subspaces(4, 4, 50, 30, random_state=1)
     X = X + 0.05 * np.random.default_rng(0).standard_normal(X.shape)
     candidates = ("generic", "paper", {"n_neighbors": 4, "lam": 0.5, "lam_mode": "absolute"})
-    auto = AutoKSSC(4, candidates=candidates, subspace_dim=4, random_state=3).fit(X)
+    auto = AutoKSSC(4, candidates=candidates, criterion="residual", subspace_dim=4,
+                    random_state=3).fit(X)
     assert set(auto.selection_) == {"generic", "paper", 2}
     residuals = {}
     for key, params in zip(("generic", "paper", 2), (preset_params("generic"),
