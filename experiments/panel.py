@@ -132,12 +132,13 @@ def trial(context, cell, trial, seed):
     fits = {row["method"]: fit for row, fit in fitted if fit is not None}
     candidates = {name: fits[name] for name in auto["candidates"] if name in fits}
     # The criteria as AutoKSSC computes them on the same fits (its candidates, same seed).
-    criteria = candidate_criteria(X, candidates, int(auto["subspace_dim"]), method_seed(seed))
+    criteria = (candidate_criteria(X, candidates, int(auto["subspace_dim"]), method_seed(seed))
+                if candidates else {})  # every candidate failed: no automatic row
     for row in rows:
         row.update(criteria.get(row["method"], {}))
     by_name = {row["method"]: row for row in rows}
     spent = sum(by_name[name]["time_fit_s"] for name in candidates)
-    for method, criterion in AUTOS.items():
+    for method, criterion in (AUTOS if criteria else {}).items():
         chosen = best_candidate(criteria, criterion)
         rows.append({**by_name[chosen], "method": method, "chosen": chosen,
                      "time_fit_s": spent})

@@ -182,6 +182,8 @@ def candidate_criteria(X, fits, subspace_dim, random_state=None):
         "consensus" the mean adjusted Rand index of its labels with the other candidates'
         (0 with a single candidate).
     """
+    if not fits:
+        raise ValueError("fits is empty: no candidate to score.")
     dim = max(1, min(subspace_dim, X.shape[1] - 1))
     common = sum(_normalized_adjacency(W) for _, W in fits.values()) / len(fits)
     out = {}

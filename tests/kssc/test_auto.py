@@ -134,6 +134,11 @@ def test_choice_is_the_lowest_residual_among_the_candidates_own_fits():
         assert other.best_candidate_ == (min if best == "min" else max)(values, key=values.get)
 
 
+def test_criteria_of_no_candidate_are_refused():
+    with pytest.raises(ValueError, match="fits is empty"):
+        candidate_criteria(np.eye(3), {}, 1)
+
+
 def test_bad_candidates_are_named():
     X, _, _ = make_subspaces(2, 2, 20, 5, random_state=0)
     with pytest.raises(ValueError, match="Unknown preset 'face' in candidates"):
