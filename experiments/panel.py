@@ -7,16 +7,18 @@ n subjects within each of the four groups (`yale_grouped.subject_combinations`, 
 all 38 subjects; every `hopkins_every`-th Hopkins 155 sequence; TIR draws at a few noise
 levels; scikit-learn's bundled real sets; synthetic unions of subspaces. Every preset
 (`kssc.presets`) is fitted on the task's data with the trial's seed; each fit records its
-error, time and the label-free criteria of `kssc.auto` (the union-of-subspaces residual and
-the eigengap). Method "auto" is `AutoKSSC(candidates, subspace_dim)` built from the same
-fits (the candidate with the lowest residual; its time is the candidates' sum), and
-"auto_eigengap" `AutoKSSC(criterion="eigengap")`, the candidate with the largest eigengap.
+error and time, each of AutoKSSC's candidates every label-free criterion of `kssc.auto`
+(`candidate_criteria` on the candidates' fits). Method "auto_<criterion>" is
+`AutoKSSC(candidates, criterion=<criterion>, subspace_dim)` built from the same fits (its
+time is the candidates' sum).
 
 Summary (`panel_table.csv`): per data set and setting, the mean error with its 95 %
 bootstrap interval over the data set's tasks; then the leave-one-family-out rows ("loo"):
 for each family (Yale B's subject counts are one), the setting with the lowest mean error
 over the other families (mean per data set, then per family) is scored on the family's data
-sets, with the best setting there and how far the chosen one trails it.
+sets, with the best setting there and how far the chosen one trails it; every setting's mean
+per family and over the families ("family_mean"); and AutoKSSC's criterion chosen the same
+way among the automatic variants alone ("loo_criterion"), scored on the held-out family.
 """
 
 import time
@@ -27,7 +29,7 @@ import pandas as pd
 from sklearn import datasets as sk_datasets
 
 from kssc import KSSC
-from kssc.auto import eigengap, subspace_residual
+from kssc.auto import CRITERIA, best_candidate, candidate_criteria
 from kssc.datasets import (
     load_hopkins_sequence,
     make_subspaces,
@@ -44,7 +46,8 @@ from ._bootstrap import bootstrap_mean
 from ._trial import Experiment, data_seed, method_seed
 from .yale_grouped import subject_combinations
 
-AUTO, AUTO_GAP = "auto", "auto_eigengap"
+# One automatic variant per criterion of AutoKSSC (method "auto_<criterion>").
+AUTOS = {"auto_" + name: name for name in CRITERIA}
 SKLEARN = {"digits": sk_datasets.load_digits, "wine": sk_datasets.load_wine,
            "breast_cancer": sk_datasets.load_breast_cancer, "iris": sk_datasets.load_iris}
 
@@ -99,10 +102,10 @@ def load_task(cell, exp, data_dir, seed):
     return X.astype(np.float64), y
 
 
-def _fit(name, X, y, seed, subspace_dim):
-    """One preset's row: error, time and the label-free criteria (NaN when the fit fails)."""
+def _fit(name, X, y, seed):
+    """One preset's row (error, time; NaN when the fit fails) and its (labels, affinity)."""
     row = {"method": name, "error_pct": np.nan, "failed": False, "failure": "",
-           "time_fit_s": np.nan, "residual": np.nan, "eigengap": np.nan}
+           "time_fit_s": np.nan}
     start = time.perf_counter()
     try:
         model = KSSC(len(np.unique(y)), random_state=seed, **preset_params(name))
@@ -112,27 +115,33 @@ def _fit(name, X, y, seed, subspace_dim):
         row["time_fit_s"] = time.perf_counter() - start
         row["time_representation_s"] = model.timings_["representation"]
         row["error_pct"] = clustering_error(y, model.labels_)
-        row["residual"] = subspace_residual(X, model.labels_, subspace_dim)
-        row["eigengap"] = eigengap(model.affinity_matrix_, model.n_clusters_, seed)
+        return row, (model.labels_, model.affinity_matrix_)
     except Exception as exc:  # a failed fit is data: counted, reported
         row["time_fit_s"] = time.perf_counter() - start
         row["failed"] = True
         row["failure"] = f"{type(exc).__name__}: {exc}"[:300]
-    return row
+        return row, None
 
 
 def trial(context, cell, trial, seed):
     exp = context["experiment"]
     X, y = load_task(cell, exp, context["data_dir"], seed)
     auto = exp["auto"]
-    subspace_dim = min(int(auto["subspace_dim"]), X.shape[1] - 1)
-    rows = [_fit(name, X, y, method_seed(seed), subspace_dim) for name in exp["presets"]]
-    fits = {row["method"]: row for row in rows if not row["failed"]}
-    candidates = [fits[name] for name in auto["candidates"] if name in fits]
-    for method, best in ((AUTO, lambda r: r["residual"]), (AUTO_GAP, lambda r: -r["eigengap"])):
-        chosen = min(candidates, key=best)
-        rows.append({**chosen, "method": method, "chosen": chosen["method"],
-                     "time_fit_s": sum(r["time_fit_s"] for r in candidates)})
+    fitted = [_fit(name, X, y, method_seed(seed)) for name in exp["presets"]]
+    rows = [row for row, _ in fitted]
+    fits = {row["method"]: fit for row, fit in fitted if fit is not None}
+    candidates = {name: fits[name] for name in auto["candidates"] if name in fits}
+    # The criteria as AutoKSSC computes them on the same fits (its candidates, same seed).
+    criteria = (candidate_criteria(X, candidates, int(auto["subspace_dim"]), method_seed(seed))
+                if candidates else {})  # every candidate failed: no automatic row
+    for row in rows:
+        row.update(criteria.get(row["method"], {}))
+    by_name = {row["method"]: row for row in rows}
+    spent = sum(by_name[name]["time_fit_s"] for name in candidates)
+    for method, criterion in (AUTOS if criteria else {}).items():
+        chosen = best_candidate(criteria, criterion)
+        rows.append({**by_name[chosen], "method": method, "chosen": chosen,
+                     "time_fit_s": spent})
     for row in rows:
         row.update(n_samples=len(y), ambient_dim=X.shape[1], n_clusters=len(np.unique(y)))
     return rows
@@ -170,7 +179,7 @@ def leave_one_family_out(frame, settings):
 
 
 def summary(frame, exp):
-    settings = [*exp["presets"], AUTO, AUTO_GAP]
+    settings = [*exp["presets"], *AUTOS]
     frame = frame.assign(error_pct=frame["error_pct"].where(~frame["failed"], 100.0))
     means = per_dataset(frame)
     rows = []
@@ -198,7 +207,29 @@ def summary(frame, exp):
                          "trails_best_pct": interval["mean"] - here.min(),
                          "selection_error_pct": scores[chosen],
                          "time_fit_s_mean": part["time_fit_s"].mean()})
+    rows += _family_means(means, settings)
+    autos = [method for method in AUTOS if method in set(frame["method"])]
+    for family, (chosen, scores) in (leave_one_family_out(frame, autos) if autos
+                                     else {}).items():
+        rows.append({"scope": "loo_criterion", "family": family, "dataset": family,
+                     "method": "loo_criterion", "chosen": chosen,
+                     "error_pct_mean": means.groupby(level=["family", "method"]).mean()
+                     .loc[(family, chosen)],
+                     "selection_error_pct": scores[chosen]})
     return pd.DataFrame(rows)
+
+
+def _family_means(means, settings):
+    """Rows "family_mean": each setting's mean error per family (over its data sets), and
+    over the families ("all")."""
+    by_family = means.groupby(level=["family", "method"], sort=False).mean()
+    rows = [{"scope": "family_mean", "family": family, "dataset": family, "method": method,
+             "error_pct_mean": value} for (family, method), value in by_family.items()
+            if method in settings]
+    overall = by_family.groupby(level="method", sort=False).mean()
+    rows += [{"scope": "family_mean", "family": "all", "dataset": "all", "method": method,
+              "error_pct_mean": overall[method]} for method in settings if method in overall]
+    return rows
 
 
 EXPERIMENT = Experiment(tasks=tasks, trial=trial, summary=summary, check=check)

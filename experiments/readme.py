@@ -18,7 +18,7 @@ from ._checkout import REPO_ROOT
 from .publish import markdown
 
 DOCUMENTS = (REPO_ROOT / "README.md", REPO_ROOT / "docs" / "reproduction.md",
-             REPO_ROOT / "docs" / "scaling.md")
+             REPO_ROOT / "docs" / "scaling.md", REPO_ROOT / "docs" / "presets.md")
 RESULTS_DIR = REPO_ROOT / "results"
 
 

@@ -1,23 +1,34 @@
-"""A label-free choice between k-SSC settings: fit each candidate, keep the one whose
-clusters are best explained as a union of low-dimensional subspaces.
+"""A label-free choice between k-SSC settings: fit each candidate, keep the one a criterion
+computed without labels prefers.
 
-Criteria, computed on the points and a candidate's labels and affinity only:
+Criteria, from the points and the candidates' labels and affinities only
+(`candidate_criteria`; `CRITERIA` says whether the lowest or the largest value wins):
 
-- "residual" (lower is better): the share of the points' energy left outside a `subspace_dim`-
-  dimensional linear subspace fitted per cluster (unit-norm points, so the data's scale
-  does not matter), sum_c sum_{j > d} s_{c,j}^2 / n with s_c the singular values of
-  cluster c: it asks what subspace clustering assumes.
-- "eigengap" (higher is better): lambda_k - lambda_{k+1} of D^-1/2 W D^-1/2 for the k
-  clusters found: k well-separated groups in the candidate's own affinity.
+- "residual" (lowest): the share of the unit-norm points' energy left outside a
+  `subspace_dim`-dimensional linear subspace fitted per cluster (`subspace_residual`): what
+  subspace clustering assumes.
+- "relative_residual" (lowest): the residual over that of the same cluster sizes with the
+  points shuffled, so that making clusters of other sizes is not rewarded.
+- "silhouette" (largest): the silhouette with per-cluster subspaces for centres
+  (`subspace_silhouette`): a point's residual to its own cluster's subspace (left out of
+  that fit to first order) against the nearest other cluster's.
+- "eigengap" (largest): lambda_k - lambda_{k+1} of D^-1/2 W D^-1/2 for the k clusters
+  found: k well-separated groups in the candidate's own affinity.
+- "common_ncut" (lowest): the normalised cut of the candidate's labels on one graph shared
+  by all candidates, the mean of their normalised affinities.
+- "consensus" (largest): the mean adjusted Rand index with the other candidates' labels.
 
-Both are recorded for every candidate; `criterion` says which one chooses. How each ranks
-the settings on real data is measured by experiments/panel.py (docs/presets.md).
+Every criterion is recorded for every candidate (`AutoKSSC.selection_`); `criterion` says
+which one chooses. How each ranks the settings on real data, and which one is the default,
+is measured by experiments/panel.py (docs/presets.md).
 """
 
 from numbers import Integral
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
+from sklearn.metrics import adjusted_rand_score
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
@@ -27,7 +38,24 @@ from .estimator import KSSC
 from .presets import PRESETS, preset_params
 from .spectral import _normalized_adjacency, top_eigenvectors
 
-CRITERIA = ("residual", "eigengap")
+CRITERIA = {"residual": "min", "eigengap": "max", "silhouette": "max",
+            "relative_residual": "min", "common_ncut": "min", "consensus": "max"}
+"""Every criterion of `candidate_criteria` and whether its lowest or its largest value wins."""
+
+
+def _bases(P, labels, subspace_dim):
+    """(basis, leverage): the top `subspace_dim` right singular vectors of every cluster,
+    stacked as (n_clusters, subspace_dim, n_features) (zero rows where a cluster has fewer),
+    and every point's leverage in its own cluster's fit, sum_j U_ij^2 over the top left ones."""
+    clusters = np.unique(labels)
+    basis = np.zeros((len(clusters), subspace_dim, P.shape[1]))
+    leverage = np.empty(len(P))
+    for c, label in enumerate(clusters):  # a loop over clusters: one SVD each
+        members = labels == label
+        u, _, vt = np.linalg.svd(P[members], full_matrices=False)
+        basis[c, :len(vt[:subspace_dim])] = vt[:subspace_dim]
+        leverage[members] = np.sum(u[:, :subspace_dim] ** 2, axis=1)
+    return basis, leverage, np.searchsorted(clusters, labels)
 
 
 def subspace_residual(X, labels, subspace_dim):
@@ -62,6 +90,48 @@ def subspace_residual(X, labels, subspace_dim):
     return left / len(P)
 
 
+def relative_residual(X, labels, subspace_dim, random_state=None, n_draws=3):
+    """`subspace_residual` over its mean for the same cluster sizes with the points shuffled
+    (`n_draws` draws): how much better than chance the clusters are explained by subspaces,
+    so that a candidate is not preferred for making clusters of other sizes."""
+    rng = check_random_state(random_state)
+    labels = np.asarray(labels)
+    shuffled = np.mean([subspace_residual(X, rng.permutation(labels), subspace_dim)
+                        for _ in range(n_draws)])
+    return subspace_residual(X, labels, subspace_dim) / max(shuffled, np.finfo(float).tiny)
+
+
+def subspace_silhouette(X, labels, subspace_dim):
+    """Mean silhouette of the points with subspaces for centres: (b - a) / max(a, b).
+
+    a is a unit-norm point's squared residual to its own cluster's `subspace_dim`-dim
+    subspace, left out of that fit to first order (a / (1 - h)^2 with h its leverage, as the
+    leave-one-out residual of least squares; at most 1), so that clusters of at most
+    `subspace_dim` points do not fit their own points exactly; b is its smallest residual to
+    another cluster's subspace. In [-1, 1]; -1 with a single cluster.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 0], [0.8, 0.6], [0, 1], [-0.6, 0.8]])
+    >>> round(float(subspace_silhouette(X, np.array([0, 0, 1, 1]), 1)), 3)  # 5 / 9
+    0.556
+    """
+    P = normalize_rows(np.asarray(X, dtype=float))[0]
+    labels = np.asarray(labels)
+    basis, leverage, own = _bases(P, labels, subspace_dim)
+    if len(basis) < 2:
+        return -1.0
+    # Squared residual of every point to every cluster's subspace: 1 - |V_c x|^2.
+    residuals = np.clip(1.0 - np.sum(np.einsum("nf,cdf->ncd", P, basis) ** 2, axis=2), 0, 1)
+    rows = np.arange(len(P))
+    a = residuals[rows, own]
+    a = np.minimum(1.0, a / np.maximum(1.0 - leverage, 1e-12) ** 2)
+    residuals[rows, own] = np.inf
+    b = residuals.min(axis=1)
+    return float(np.mean((b - a) / np.maximum(np.maximum(a, b), 1e-12)))
+
+
 def eigengap(W, n_clusters, random_state=None):
     """lambda_k - lambda_{k+1} of the normalised adjacency D^-1/2 W D^-1/2 (k = `n_clusters`)."""
     n = W.shape[0]
@@ -71,12 +141,76 @@ def eigengap(W, n_clusters, random_state=None):
     return float(values[n_clusters - 1] - values[n_clusters])
 
 
+def normalized_cut(W, labels):
+    """Mean over clusters of cut(C, rest) / vol(C) in |W| (the N-Cut value over k; in [0, 1]).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> W = np.array([[0, 1, 0.5, 0], [1, 0, 0, 0], [0.5, 0, 0, 1], [0, 0, 1, 0]])
+    >>> float(normalized_cut(W, np.array([0, 0, 1, 1])))
+    0.2
+    """
+    W = abs(sp.csr_matrix(W, dtype=np.float64))
+    _, own = np.unique(labels, return_inverse=True)
+    member = sp.csr_matrix((np.ones(len(own)), (np.arange(len(own)), own)))
+    association = (member.T @ W @ member).toarray()  # weight between every pair of clusters
+    volume = association.sum(axis=1)
+    return float(np.mean((volume - np.diag(association)) / np.maximum(volume, 1e-300)))
+
+
+def candidate_criteria(X, fits, subspace_dim, random_state=None):
+    """Every criterion of every candidate, from the points and the candidates' fits.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The points.
+    fits : dict
+        Candidate key -> (labels, affinity matrix) of its fit.
+    subspace_dim : int
+        Dimension of the subspace fitted to every cluster (at most n_features - 1 is used).
+    random_state : int or None
+        Seed of the eigen-solver and of the shuffles of `relative_residual`.
+
+    Returns
+    -------
+    criteria : dict
+        Candidate key -> {criterion: value} for every criterion of `CRITERIA`:
+        "common_ncut" is `normalized_cut` of its labels on the mean of the candidates'
+        normalised affinities D^-1/2 |W| D^-1/2 (one graph that scores every candidate);
+        "consensus" the mean adjusted Rand index of its labels with the other candidates'
+        (0 with a single candidate).
+    """
+    if not fits:
+        raise ValueError("fits is empty: no candidate to score.")
+    dim = max(1, min(subspace_dim, X.shape[1] - 1))
+    common = sum(_normalized_adjacency(W) for _, W in fits.values()) / len(fits)
+    out = {}
+    for key, (labels, W) in fits.items():
+        others = [adjusted_rand_score(labels, other) for k, (other, _) in fits.items()
+                  if k != key]
+        out[key] = {
+            "residual": subspace_residual(X, labels, dim),
+            "eigengap": eigengap(W, len(np.unique(labels)), random_state),
+            "silhouette": subspace_silhouette(X, labels, dim),
+            "relative_residual": relative_residual(X, labels, dim, random_state),
+            "common_ncut": normalized_cut(common, labels),
+            "consensus": float(np.mean(others)) if others else 0.0}
+    return out
+
+
+def best_candidate(criteria, criterion):
+    """The key of `criteria` (as `candidate_criteria` returns) that `criterion` prefers."""
+    sign = 1.0 if CRITERIA[criterion] == "min" else -1.0
+    return min(criteria, key=lambda key: sign * criteria[key][criterion])
+
+
 class AutoKSSC(ClusterMixin, BaseEstimator):
     """Clustering by k-SSC with its setting chosen without labels among a few candidates.
 
-    Every candidate is fitted (same `random_state`); the kept one is the best by `criterion`:
-    the lowest union-of-subspaces residual (`subspace_residual`), or the largest eigengap of
-    its affinity (`eigengap`). `selection_` shows every candidate's criteria.
+    Every candidate is fitted (same `random_state`); the kept one is the best by `criterion`,
+    one of `CRITERIA` (module docstring). `selection_` shows every candidate's criteria.
 
     Parameters
     ----------
@@ -85,11 +219,13 @@ class AutoKSSC(ClusterMixin, BaseEstimator):
         the residual then favours more clusters).
     candidates : tuple of str or dict, default=("generic", "faces", "motion")
         Preset names (`kssc.presets.PRESETS`) or dicts of `KSSC` parameters.
-    criterion : {"residual", "eigengap"}, default="residual"
-        What chooses the candidate (module docstring).
+    criterion : {"residual", "relative_residual", "silhouette", "eigengap", "common_ncut", \
+"consensus"}, default="silhouette"
+        What chooses the candidate (module docstring). The default did best on the
+        real-data panel (docs/presets.md).
     subspace_dim : int, default=5
-        Dimension of the subspace fitted to every cluster by the residual (at most
-        n_features - 1).
+        Dimension of the subspace fitted to every cluster by the residual, the relative
+        residual and the silhouette (at most n_features - 1).
     random_state : int, RandomState instance or None, default=None
         Passed to every candidate.
 
@@ -102,7 +238,7 @@ class AutoKSSC(ClusterMixin, BaseEstimator):
     best_estimator_ : KSSC
         The chosen candidate, fitted.
     selection_ : dict
-        Per candidate: {"residual", "eigengap", "time_s"}.
+        Per candidate: every criterion of `CRITERIA` and "time_s", its fit's seconds.
     n_clusters_ : int
         Number of distinct labels of the chosen candidate.
     n_features_in_ : int
@@ -131,7 +267,7 @@ class AutoKSSC(ClusterMixin, BaseEstimator):
     }
 
     def __init__(self, n_clusters=None, *, candidates=("generic", "faces", "motion"),
-                 criterion="residual", subspace_dim=5, random_state=None):
+                 criterion="silhouette", subspace_dim=5, random_state=None):
         self.n_clusters = n_clusters
         self.candidates = candidates
         self.criterion = criterion
@@ -175,17 +311,14 @@ class AutoKSSC(ClusterMixin, BaseEstimator):
         # One seed for every candidate, so that a candidate here equals its KSSC fit.
         seed = (self.random_state if isinstance(self.random_state, Integral)
                 else check_random_state(self.random_state).randint(2**31 - 1))
-        dim = max(1, min(self.subspace_dim, X.shape[1] - 1))
-        fitted, selection = {}, {}
-        for key, params in self._candidate_params().items():
-            model = KSSC(self.n_clusters, random_state=seed, **params).fit(X)
-            fitted[key] = model
-            selection[key] = {
-                "residual": subspace_residual(X, model.labels_, dim),
-                "eigengap": eigengap(model.affinity_matrix_, model.n_clusters_, seed),
-                "time_s": model.timings_["total"]}
-        sign = 1.0 if self.criterion == "residual" else -1.0
-        best = min(selection, key=lambda key: sign * selection[key][self.criterion])
+        fitted = {key: KSSC(self.n_clusters, random_state=seed, **params).fit(X)
+                  for key, params in self._candidate_params().items()}
+        selection = candidate_criteria(
+            X, {key: (model.labels_, model.affinity_matrix_) for key, model in fitted.items()},
+            self.subspace_dim, seed)
+        for key, model in fitted.items():
+            selection[key]["time_s"] = model.timings_["total"]
+        best = best_candidate(selection, self.criterion)
         self.selection_ = selection
         self.best_candidate_ = best
         self.best_estimator_ = fitted[best]

@@ -24,12 +24,16 @@ def test_smoke_run(tmp_path):
     frame = run(cfg)
     meta = json.loads((tmp_path / "panel.meta.json").read_text())
     assert meta["fingerprint"] == _fingerprint.fingerprint(cfg)
-    assert set(frame["method"]) == {*cfg.experiment.presets, panel.AUTO, panel.AUTO_GAP}
+    assert set(frame["method"]) == {*cfg.experiment.presets, *panel.AUTOS}
     assert (~frame["failed"]).all()
     table = pd.read_csv(tmp_path / "panel_table.csv")
     loo = table[table["scope"] == "loo"]
     assert set(loo["dataset"]) == set(frame["dataset"])
     assert (loo["trails_best_pct"] >= 0).all()
+    criterion = table[table["scope"] == "loo_criterion"]
+    assert set(criterion["chosen"]) <= set(panel.AUTOS)
+    means = table[table["scope"] == "family_mean"]
+    assert set(means["family"]) == {*frame["family"], "all"}
 
 
 def _frame(errors):
@@ -50,6 +54,10 @@ def test_leave_one_family_out_never_sees_the_held_out_family():
     assert chosen["x"][0] == "b" and chosen["x"][1] == {"a": 45.0, "b": 2.5}
     exp = {"presets": ["a", "b"]}
     table = panel.summary(frame.assign(method=frame["method"]), {**exp})
+    means = table[table["scope"] == "family_mean"].set_index(["family", "method"])
+    assert means.loc[("x", "a"), "error_pct_mean"] == 2.0
+    assert means.loc[("all", "b"), "error_pct_mean"] == 5.0
+    assert not (table["scope"] == "loo_criterion").any()  # no automatic variant here
     loo = table[table["scope"] == "loo"].set_index("dataset")
     assert loo.loc["z", "chosen"] == "a" and loo.loc["z", "error_pct_mean"] == 90.0
     assert loo.loc["z", "best_method"] == "b" and loo.loc["z", "trails_best_pct"] == 90.0
@@ -66,14 +74,15 @@ def test_auto_rows_are_autokssc_with_the_trials_seed():
     rows = {row["method"]: row for row in panel.trial({"experiment": exp, "data_dir": None},
                                                       cell, 0, 7)}
     X, y = panel.load_task(cell, exp, None, 7)
-    for method, criterion in ((panel.AUTO, "residual"), (panel.AUTO_GAP, "eigengap")):
+    for method, criterion in panel.AUTOS.items():
         auto = AutoKSSC(3, candidates=("generic", "motion"), criterion=criterion,
                         subspace_dim=3, random_state=method_seed(7)).fit(X)
         assert rows[method]["chosen"] == auto.best_candidate_
         assert rows[method][criterion] == pytest.approx(auto.selection_[auto.best_candidate_]
                                                         [criterion])
         assert rows[method]["error_pct"] == rows[auto.best_candidate_]["error_pct"]
-    assert np.isfinite(rows["paper"]["residual"])
+    assert "residual" not in rows["paper"]  # not a candidate: no criteria
+    assert np.isfinite(rows["motion"]["silhouette"])
 
 
 def test_check_names_bad_presets():

@@ -9,7 +9,16 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kssc import KSSC, clustering_error
-from kssc.auto import AutoKSSC, eigengap, subspace_residual
+from kssc.auto import (
+    CRITERIA,
+    AutoKSSC,
+    candidate_criteria,
+    eigengap,
+    normalized_cut,
+    relative_residual,
+    subspace_residual,
+    subspace_silhouette,
+)
 from kssc.datasets import make_subspaces
 from kssc.presets import PAPER_SETTING, preset_params
 
@@ -20,6 +29,72 @@ def test_subspace_residual_by_hand():
     assert subspace_residual(X, np.array([0, 0, 1, 1]), 1) == pytest.approx(0.25)
     assert subspace_residual(X, np.array([0, 0, 1, 1]), 2) == pytest.approx(0.0)
     assert subspace_residual(X, np.array([0, 1, 0, 1]), 1) == pytest.approx(0.5)
+
+
+def test_subspace_silhouette_by_hand():
+    # Two clusters of two unit vectors, d = 1. Cluster 0's line is (3, 1)/sqrt(10): each of
+    # its points keeps a = 0.1 of its energy off it, with leverage 1/2, so a = 0.1 / 0.5^2 =
+    # 0.4 left out; cluster 1 is its mirror image, 0.9 off for them: (0.9 - 0.4) / 0.9.
+    X = np.array([[1.0, 0], [0.8, 0.6], [0, 1], [-0.6, 0.8]])
+    assert subspace_silhouette(X, np.array([0, 0, 1, 1]), 1) == pytest.approx(5 / 9)
+    # Points on two axes: nothing off their own line, everything off the other.
+    lines = np.array([[1.0, 0], [2, 0], [-3, 0], [0, 1], [0, 2], [0, -1]])
+    assert subspace_silhouette(lines, np.array([0, 0, 0, 1, 1, 1]), 1) == pytest.approx(1.0)
+    assert subspace_silhouette(lines, np.zeros(6, dtype=int), 1) == -1.0
+
+
+def test_silhouette_does_not_reward_clusters_that_fit_their_own_points():
+    # A cluster of at most d points spans them exactly: left out, its points score a = 1.
+    X, y, _ = make_subspaces(2, 2, 30, 6, noise=0.1, random_state=0)
+    split = y.copy()
+    split[:2] = 2  # two points of subspace 0 in a cluster of their own (d = 2)
+    assert subspace_residual(X, split, 2) < subspace_residual(X, y, 2)  # the residual rewards it
+    assert subspace_silhouette(X, split, 2) < subspace_silhouette(X, y, 2)
+
+
+@pytest.mark.parametrize("criterion", ["silhouette", "relative_residual", "residual"])
+def test_criteria_prefer_the_true_union_of_subspaces(criterion):
+    X, y, _ = make_subspaces(3, 3, 40, 15, noise=0.05, random_state=2)
+    wrong = y.copy()
+    wrong[::4] = (wrong[::4] + 1) % 3  # a quarter of the points in the next subspace's cluster
+    values = candidate_criteria(X, {"true": (y, _graph(y)), "wrong": (wrong, _graph(wrong))},
+                                3, random_state=0)
+    sign = 1 if CRITERIA[criterion] == "min" else -1
+    assert sign * values["true"][criterion] < sign * values["wrong"][criterion]
+
+
+def test_silhouette_fails_when_the_clusters_differ_by_norm_alone():
+    # Two groups on the same line, at norms 1 and 5: on unit-norm points they coincide, and
+    # splitting by the sign of the small second coordinate looks like two better subspaces.
+    rng = np.random.default_rng(0)
+    X = np.vstack([[1.0, 0], [5.0, 0]]).repeat(30, axis=0)
+    X[:, 1] = 0.05 * rng.standard_normal(60)
+    y = np.repeat([0, 1], 30)
+    by_sign = (X[:, 1] > 0).astype(int)
+    assert subspace_silhouette(X, by_sign, 1) > subspace_silhouette(X, y, 1)
+
+
+def test_relative_residual_is_over_the_shuffled_mean():
+    X, y, _ = make_subspaces(2, 2, 20, 6, noise=0.1, random_state=1)
+    rng = np.random.RandomState(5)
+    shuffled = np.mean([subspace_residual(X, rng.permutation(y), 2) for _ in range(3)])
+    assert relative_residual(X, y, 2, random_state=5) == pytest.approx(
+        subspace_residual(X, y, 2) / shuffled)
+
+
+def test_normalized_cut_against_a_dense_computation():
+    rng = np.random.default_rng(3)
+    W = rng.random((12, 12))
+    W = W + W.T
+    labels = rng.integers(0, 3, 12)
+    expected = np.mean([W[labels == c][:, labels != c].sum() / W[labels == c].sum()
+                        for c in range(3)])
+    assert normalized_cut(W, labels) == pytest.approx(expected)
+
+
+def _graph(labels):
+    """A block affinity of `labels`: 1 within a cluster."""
+    return (labels[:, None] == labels[None, :]).astype(float) - np.eye(len(labels))
 
 
 def test_eigengap_of_blocks_against_scipy():
@@ -38,7 +113,8 @@ def test_choice_is_the_lowest_residual_among_the_candidates_own_fits():
     X, y, _ = make_subspaces(4, 4, 50, 30, random_state=1)
     X = X + 0.05 * np.random.default_rng(0).standard_normal(X.shape)
     candidates = ("generic", "paper", {"n_neighbors": 4, "lam": 0.5, "lam_mode": "absolute"})
-    auto = AutoKSSC(4, candidates=candidates, subspace_dim=4, random_state=3).fit(X)
+    auto = AutoKSSC(4, candidates=candidates, criterion="residual", subspace_dim=4,
+                    random_state=3).fit(X)
     assert set(auto.selection_) == {"generic", "paper", 2}
     residuals = {}
     for key, params in zip(("generic", "paper", 2), (preset_params("generic"),
@@ -51,9 +127,16 @@ def test_choice_is_the_lowest_residual_among_the_candidates_own_fits():
     np.testing.assert_array_equal(auto.labels_, auto.best_estimator_.labels_)
     assert clustering_error(y, auto.labels_) <= 2.0
     assert clone(auto).get_params() == auto.get_params()
-    by_gap = AutoKSSC(4, candidates=candidates, criterion="eigengap", random_state=3).fit(X)
-    gaps = {key: value["eigengap"] for key, value in by_gap.selection_.items()}
-    assert by_gap.best_candidate_ == max(gaps, key=gaps.get)
+    for criterion, best in CRITERIA.items():
+        other = AutoKSSC(4, candidates=candidates, criterion=criterion, random_state=3).fit(X)
+        assert set(other.selection_[2]) == {*CRITERIA, "time_s"}
+        values = {key: value[criterion] for key, value in other.selection_.items()}
+        assert other.best_candidate_ == (min if best == "min" else max)(values, key=values.get)
+
+
+def test_criteria_of_no_candidate_are_refused():
+    with pytest.raises(ValueError, match="fits is empty"):
+        candidate_criteria(np.eye(3), {}, 1)
 
 
 def test_bad_candidates_are_named():
