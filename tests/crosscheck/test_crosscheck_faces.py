@@ -90,6 +90,7 @@ def test_summary_arithmetic_and_verdicts():
     assert close.loc["ssc", "verdict"].startswith("no gap")
     table = faces.markdown_table(same.reset_index())
     assert table.count("\n") == 1 + len(faces.METHODS)
+    assert row["paired_mean"] == 13.0 and row["paired_n"] == 4
     assert "| ssc | 28.1 | 13.0 [" in table
 
 
@@ -118,12 +119,14 @@ def test_committed_csv_schema():
     draws = faces.yale_draws()
     ours = frame[frame["matrix"] == "python_load"].merge(draws, on=["trial", "seed", "subjects"])
     assert len(ours) == len(frame[frame["matrix"] == "python_load"])  # the committed draws
-    # Our rerun on our matrix gives the committed yale.csv errors; where the draw holds
-    # yaleB15's all-zero image, ties among its neighbours may move one point.
-    zero = ours["subjects"].str.split("-").apply(lambda s: "15" in s)
-    np.testing.assert_allclose(ours.loc[~zero, "error_ours"], ours.loc[~zero, "error_committed"],
+    # Our rerun on our matrix gives the committed yale.csv errors. Where the draw holds tied
+    # points (yaleB15's all-zero image, or a subject drawn twice: identical images), the
+    # order of tied neighbours follows the floating-point rounding and may move two points.
+    subjects = ours["subjects"].str.split("-")
+    tied = subjects.apply(lambda s: "15" in s or len(set(s)) < len(s))
+    np.testing.assert_allclose(ours.loc[~tied, "error_ours"], ours.loc[~tied, "error_committed"],
                                atol=1e-9)
-    assert (ours.loc[zero, "error_ours"] - ours.loc[zero, "error_committed"]).abs().max() <= 1.1
+    assert (ours.loc[tied, "error_ours"] - ours.loc[tied, "error_committed"]).abs().max() <= 1.1
 
 
 @pytest.mark.skipif(bool(missing_requirements()), reason="needs Octave and the authors' code")
