@@ -1,18 +1,19 @@
 """The face table through the authors' code: `test_faces.m`'s path in Octave on our draws.
 
 For each faithful draw of `results/yale.csv` (its subjects and seed), the 192 images are
-loaded twice: by their path (`imread` + `imresize(.., [96 84])` / 255 in Octave, package
-image) and by ours (`experiments/yale.py`: Pillow bicubic). On each matrix
-("octave_load", "python_load") their methods run as `test_faces.m` calls them (`normalize`;
-`ssc_relaxed(X, 0.1)`, `kssc_relaxed_par(X, 0.1, 25)`, `gsc_sc(X, 25, 9)`, `tsc_sc(X, 25)`,
-each + `ncutW` + `condense_clusters`; `get_sssc_clusters(X, 25, 0.1, 3)` with a failure
-counted as 100 %; `Misclassification`) and ours with the yale experiment's settings
-(conf/experiment/yale.yaml) and seed. One row per draw, matrix and method: both errors, max
-|dZ|, label agreement and times. "python_load_48x42" rows are ours only at 48 x 42 (the
-paper's 2,016 features, docs/protocol.md D15). Deviations, forced by what is released:
-exact neighbours stand in for VLFeat's kd-tree (with 251 comparisons on 192 points its
-query is exhaustive, so exact), and their SSSC gets our in-sample set (theirs draws it with
-`randsample`) so the labels are comparable.
+loaded by their path ("octave_load": `imread` + `imresize(.., [96 84])` / 255 in Octave,
+package image, `apt-get install octave-image`) and by ours ("python_load":
+`experiments/yale.py`, Pillow bicubic). Their methods run on their matrix as `test_faces.m`
+calls them (`normalize`; `ssc_relaxed(X, 0.1)`, `kssc_relaxed_par(X, 0.1, 25)`,
+`gsc_sc(X, 25, 9)`, `tsc_sc(X, 25)`, each + `ncutW` + `condense_clusters`;
+`get_sssc_clusters(X, 25, 0.1, 3)` with a failure counted as 100 %; `Misclassification`),
+ours with the yale experiment's settings (conf/experiment/yale.yaml) and seeds on both
+matrices (on theirs for max |dZ| and label agreement, on ours to reproduce yale.csv) and at
+48 x 42 ("python_load_48x42": the paper's 2,016 features, docs/protocol.md D15). One row per
+draw, matrix and method. Deviations, forced by what is released: exact neighbours stand in
+for VLFeat's kd-tree (with 251 comparisons on 192 points its query is exhaustive, so exact),
+and their SSSC gets our in-sample set (theirs draws it with `randsample`) so the labels are
+comparable. docs/crosscheck.md, "The face table through the authors' code", has the results.
 
     KSSC_DATA_DIR=/work/shared/data KSSC_REFERENCE_DIR=/work/shared/reference/kssc-matlab \
         nice -n 19 python -m crosscheck.faces --resume --theirs tsc sssc
