@@ -50,6 +50,7 @@ STEPS = [
 # The peaks of the steps running now, outermost first: one tracemalloc peak serves them all
 # (reset when a step starts; a step's peak so far is folded into its caller's first).
 _RUNNING = []
+_PEAKS = {}  # the last peak of every step, by name
 
 
 @contextlib.contextmanager
@@ -67,6 +68,7 @@ def _measured(name):
         peak = max(_RUNNING.pop(), peak)
         if _RUNNING:
             _RUNNING[-1] = max(_RUNNING[-1], peak)
+        _PEAKS[name] = peak
         print(f"{name:>26}: held {current / GIB:5.2f} -> {end / GIB:5.2f} GiB, "
               f"peak {peak / GIB:5.2f} GiB, {time.perf_counter() - clock:6.1f} s", flush=True)
 
@@ -93,11 +95,22 @@ def main(argv=None):
     parser.add_argument("--defaults", action="store_true", help="KSSC's defaults, not the paper's")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    for module, name, callers in STEPS:
-        wrapped = _traced(getattr(module, name), name)
-        for caller in callers:
-            setattr(caller, name, wrapped)
-    base.timed = _traced_stages(base.timed)
+    originals = [(caller, name, getattr(caller, name))
+                 for _, name, callers in STEPS for caller in callers]
+    originals.append((base, "timed", base.timed))
+    try:
+        for module, name, callers in STEPS:
+            wrapped = _traced(getattr(module, name), name)
+            for caller in callers:
+                setattr(caller, name, wrapped)
+        base.timed = _traced_stages(base.timed)
+        _measure(args)
+    finally:
+        for caller, name, function in originals:
+            setattr(caller, name, function)
+
+
+def _measure(args):
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "scale.npy"
         y = write_union_npy(path, args.n, ambient_dim=64, n_subspaces=10,
@@ -116,11 +129,11 @@ def main(argv=None):
         tracemalloc.start()
         with _measured("fit"):
             model = KSSC(n_clusters=10, random_state=args.seed, **setting).fit(X)
-        current, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
         error = clustering_error(y, model.labels_)
         print(f"error {error:.2f} %; the fit's traced peak per point: "
-              f"{peak / args.n:,.0f} bytes", flush=True)
+              f"{_PEAKS['fit'] / args.n:,.0f} bytes", flush=True)
+
 
 
 if __name__ == "__main__":

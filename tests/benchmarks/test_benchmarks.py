@@ -91,3 +91,23 @@ def test_bench_cores_records_the_threads_each_stage_ran_on(tmp_path):
     assert (frame.loc[frame.cores == 2, "coef_calls"] >= 2).all()
     assert (frame.eigen_blas_threads == 1).all()
     assert (tmp_path / "cores.csv").is_file()
+
+
+def test_bench_memory_reports_every_step_and_restores_the_package(capsys):
+    # A small fit through the traced wrappers: every step prints a line, the outer steps'
+    # peaks are at least their inner steps', and the package's functions are put back.
+    import kssc._base as base
+    import kssc._multilevel as multilevel
+    import kssc.affinity as affinity
+
+    before = (base.timed, affinity.symmetric_affinity, multilevel.refine)
+    _load("bench_memory").main(["--n", "3000"])
+    out = capsys.readouterr().out
+    peaks = {line.split(":")[0].strip(): float(line.split("peak")[1].split("GiB")[0])
+             for line in out.splitlines() if "GiB, peak" in line}
+    for step in ("nearest_neighbors alone", "stage neighbours", "stage coefficients",
+                 "symmetric_affinity", "stage spectral", "fit"):
+        assert step in peaks
+    assert peaks["fit"] >= max(peaks["stage spectral"], peaks["stage neighbours"])
+    assert "error 0.00 %" in out
+    assert (base.timed, affinity.symmetric_affinity, multilevel.refine) == before
