@@ -404,8 +404,9 @@ def test_plot_and_report_import_no_experiment_module():
             "print(sorted(m for m in sys.modules if m.startswith('experiments.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=REPO_ROOT).stdout
-    allowed = {"experiments._io", "experiments._checkout", "experiments.claims", "experiments.conventions",
-               "experiments._bootstrap", "experiments.plot", "experiments.report",
+    allowed = {"experiments._io", "experiments._checkout", "experiments.claims",
+               "experiments.conventions", "experiments._bootstrap", "experiments.plot",
+               "experiments.report",
                "experiments.publish", "experiments.publish.feeds",
                "experiments.publish.markdown", "experiments.publish.tables",
                "experiments.publish.crosscheck_section"}
