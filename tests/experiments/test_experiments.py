@@ -316,10 +316,12 @@ def test_killing_a_parallel_run_leaves_no_workers(tmp_path):
     deadline = time.monotonic() + 180  # worker start-up: seconds, more on a loaded machine
     while len(list(pid_dir.iterdir())) < 2 and time.monotonic() < deadline:
         time.sleep(0.2)
-    workers = [int(p.name) for p in pid_dir.iterdir()]
-    assert len(workers) == 2
+    assert len(list(pid_dir.iterdir())) >= 2
     run.kill()
     run.wait()
+    # Listed after the kill: a second worker (or the pre-flight's process) may have recorded
+    # its pid a moment after the first two; every fit process must be gone.
+    workers = [int(p.name) for p in pid_dir.iterdir()]
     deadline = time.monotonic() + 10
     while any(Path(f"/proc/{pid}").exists() for pid in workers) and time.monotonic() < deadline:
         time.sleep(0.2)
