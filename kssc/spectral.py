@@ -53,12 +53,11 @@ def _normalized_affinity(W, offset=0.5, threshold=1e-6):
     del W
     scale = 1.0 / np.sqrt(degrees)
     counts = np.diff(P.indptr)
-    step = max(1, _SCALE_ROWS)
-    for start in range(0, P.shape[0], step):
-        lo, hi = P.indptr[start], P.indptr[min(start + step, P.shape[0])]
-        part = P.data[lo:hi]
-        part *= np.repeat(scale[start:start + step], counts[start:start + step])
-        part *= scale[P.indices[lo:hi]]
+    for start in range(0, P.shape[0], _SCALE_ROWS):
+        stop = min(start + _SCALE_ROWS, P.shape[0])
+        part = P.data[P.indptr[start]:P.indptr[stop]]
+        part *= np.repeat(scale[start:stop], counts[start:stop])
+        part *= scale[P.indices[P.indptr[start]:P.indptr[stop]]]
     return P, degrees
 
 
