@@ -5,7 +5,9 @@ when absent; fail instead when $KSSC_DATA_DIR is set)."""
 import hashlib
 import os
 
+import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from experiments._checkout import CONF_DIR as CONF_DIR
 from experiments._checkout import REPO_ROOT as REPO_ROOT
@@ -33,3 +35,19 @@ def real_data(name, relpaths=None):
             pytest.fail(message)
         pytest.skip(message)
     return get_data_dir()
+
+
+def block_graph(n_blocks, size, seed=0, per_row=3):
+    """n_blocks dense-ish random blocks of `size` points and a few edges between blocks."""
+    rng = np.random.default_rng(seed)
+    n = n_blocks * size
+    base = np.repeat(np.arange(n_blocks) * size, per_row * size)
+    rows = rng.integers(0, size, per_row * n) + base
+    cols = rng.integers(0, size, per_row * n) + base
+    noise = rng.integers(0, n, (2, n // 10))
+    rows, cols = np.concatenate([rows, noise[0]]), np.concatenate([cols, noise[1]])
+    W = sp.csr_matrix((rng.uniform(0.1, 1.0, rows.size), (rows, cols)), shape=(n, n))
+    W = W + W.T
+    W.setdiag(0)
+    W.eliminate_zeros()
+    return W, np.repeat(np.arange(n_blocks), size)

@@ -2,29 +2,13 @@
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 from scipy.linalg import eigh
 from scipy.sparse.linalg import eigsh
 from sklearn.exceptions import ConvergenceWarning
 
 from kssc import _multilevel, clustering_error, spectral
 from kssc.spectral import _normalized_affinity, discretize, top_eigenvectors
-
-
-def _block_graph(n_blocks, size, seed=0, per_row=3):
-    """n_blocks dense-ish random blocks of `size` points and a few edges between blocks."""
-    rng = np.random.default_rng(seed)
-    n = n_blocks * size
-    base = np.repeat(np.arange(n_blocks) * size, per_row * size)
-    rows = rng.integers(0, size, per_row * n) + base
-    cols = rng.integers(0, size, per_row * n) + base
-    noise = rng.integers(0, n, (2, n // 10))
-    rows, cols = np.concatenate([rows, noise[0]]), np.concatenate([cols, noise[1]])
-    W = sp.csr_matrix((rng.uniform(0.1, 1.0, rows.size), (rows, cols)), shape=(n, n))
-    W = W + W.T
-    W.setdiag(0)
-    W.eliminate_zeros()
-    return W, np.repeat(np.arange(n_blocks), size)
+from support import block_graph
 
 
 def _cosines(a, b):
@@ -32,7 +16,7 @@ def _cosines(a, b):
 
 
 def test_aggregation_partitions_the_points_and_keeps_enough_aggregates():
-    W, _ = _block_graph(4, 300)
+    W, _ = block_graph(4, 300)
     P, _ = _normalized_affinity(W)
     A = _multilevel.aggregation(P, 2, coarse_size=50)
     assert A.shape[0] == P.shape[0] and A.shape[1] < P.shape[0]
@@ -43,7 +27,7 @@ def test_aggregation_partitions_the_points_and_keeps_enough_aggregates():
 
 
 def test_coarse_start_is_orthonormal_and_near_the_eigenvectors():
-    W, _ = _block_graph(4, 300, seed=1)
+    W, _ = block_graph(4, 300, seed=1)
     P, degrees = _normalized_affinity(W)
     start = _multilevel.coarse_start(P, degrees, 4,
                                      lambda M, m: eigsh(M, k=m, which="LA"), coarse_size=100)
@@ -56,7 +40,7 @@ def test_coarse_start_is_orthonormal_and_near_the_eigenvectors():
 
 def test_multilevel_agrees_with_scipy_eigsh_and_arpack_labels(monkeypatch):
     monkeypatch.setattr(_multilevel, "COARSE_SIZE", 1000)
-    W, truth = _block_graph(10, 600, seed=2)
+    W, truth = block_graph(10, 600, seed=2)
     P, degrees = _normalized_affinity(W)
     assert _multilevel.aggregation(P, 10).shape[1] < P.shape[0] / 2  # the route is taken
     ref_values, ref_vectors = eigsh(P, k=10, which="LA", tol=1e-12)
@@ -74,7 +58,7 @@ def test_multilevel_agrees_with_scipy_eigsh_and_arpack_labels(monkeypatch):
 
 
 def test_auto_is_arpack_up_to_the_threshold_and_multilevel_above(monkeypatch):
-    W, _ = _block_graph(3, 400, seed=3)
+    W, _ = block_graph(3, 400, seed=3)
     P, _ = _normalized_affinity(W)
     for solver in ("arpack", "multilevel"):
         monkeypatch.setattr(spectral, "_MULTILEVEL_FROM",
@@ -85,7 +69,7 @@ def test_auto_is_arpack_up_to_the_threshold_and_multilevel_above(monkeypatch):
 
 
 def test_refinement_warns_when_it_stops_short_of_its_tolerance():
-    W, _ = _block_graph(3, 300, seed=4)
+    W, _ = block_graph(3, 300, seed=4)
     P, _ = _normalized_affinity(W)
     start = np.random.default_rng(0).standard_normal((P.shape[0], 3))
     with pytest.warns(ConvergenceWarning, match="stopped at residual"):

@@ -1,24 +1,14 @@
 import numpy as np
 import pytest
-import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
 from kssc import clustering_error
 from kssc.spectral import _lobpcg_top, _normalized_affinity, discretize, top_eigenvectors
+from support import block_graph
 
 
 def _block_graph(n_blocks=4, size=150, seed=0):
-    rng = np.random.default_rng(seed)
-    n = n_blocks * size
-    rows = rng.integers(0, size, 8 * n) + np.repeat(np.arange(n_blocks) * size, 8 * size)
-    cols = rng.integers(0, size, 8 * n) + np.repeat(np.arange(n_blocks) * size, 8 * size)
-    noise = rng.integers(0, n, (2, n // 10))
-    rows, cols = np.concatenate([rows, noise[0]]), np.concatenate([cols, noise[1]])
-    W = sp.csr_matrix((rng.uniform(0.1, 1.0, rows.size), (rows, cols)), shape=(n, n))
-    W = W + W.T
-    W.setdiag(0)
-    W.eliminate_zeros()
-    return W
+    return block_graph(n_blocks, size, seed=seed, per_row=8)[0]
 
 
 def test_sparse_path_agrees_with_dense_solver():
