@@ -26,55 +26,71 @@ from ._warnings import warn_caller
 # level may merge clusters: it is not taken).
 COARSE_SIZE = 50_000
 _MIN_PER_VECTOR = 20
+# Entries of P restricted at a time (`restrict`): bounds its gathered temporaries (about
+# 40 bytes an entry) whatever the graph's size.
+_RESTRICT_ENTRIES = 2**22
 
 
 def aggregate(graph):
-    """One aggregation step of a graph without its diagonal: (n x m CSR, one 1 per row).
-    pyamg leaves points without edges out; each gets an aggregate of its own (else its
-    start vector entries would be zero)."""
+    """One aggregation step of a graph: (the aggregate of every point, number of
+    aggregates). Only the graph's pattern counts, its diagonal aside (pyamg's standard
+    aggregation skips it). pyamg leaves points without edges out; each gets an aggregate of
+    its own after the others (else its start vector entries would be zero)."""
     import pyamg
 
-    step = pyamg.aggregation.standard_aggregation(graph)[0].tocsr().astype(np.float64)
-    alone = np.flatnonzero(np.diff(step.indptr) == 0)
-    extra = sp.csr_matrix((np.ones(alone.size), (alone, np.arange(alone.size))),
-                          shape=(step.shape[0], alone.size))
-    return sp.hstack([step, extra], format="csr")
+    step = pyamg.aggregation.standard_aggregation(sp.csr_matrix(graph))[0].tocsr()
+    counts = np.diff(step.indptr)
+    members = np.empty(step.shape[0], dtype=np.int64)
+    members[counts == 1] = step.indices
+    alone = np.flatnonzero(counts == 0)
+    members[alone] = step.shape[1] + np.arange(alone.size)
+    return members, step.shape[1] + alone.size
+
+
+def restrict(P, members, n_coarse, weights=None):
+    """The n_coarse x n_coarse CSR matrix C[a, b] = sum of w_i P_ij w_j over the points i of
+    aggregate a and j of b (w: `weights`, or ones), summed over row chunks of P."""
+    P = sp.csr_matrix(P)
+    coarse = sp.csr_matrix((n_coarse, n_coarse))
+    rows_per_chunk = max(1, _RESTRICT_ENTRIES * P.shape[0] // max(P.nnz, 1))
+    for start in range(0, P.shape[0], rows_per_chunk):
+        stop = min(start + rows_per_chunk, P.shape[0])
+        span = slice(P.indptr[start], P.indptr[stop])
+        rows = np.repeat(np.arange(start, stop), np.diff(P.indptr[start:stop + 1]))
+        cols = P.indices[span]
+        values = P.data[span] if weights is None else P.data[span] * weights[rows] * weights[cols]
+        coarse = coarse + sp.csr_matrix((values, (members[rows], members[cols])),
+                                        shape=(n_coarse, n_coarse))
+    coarse.eliminate_zeros()  # sums that cancel: not an edge of the coarse graph
+    return coarse
 
 
 def aggregation(P, n_vectors, coarse_size=None):
-    """Prolongation A (n x m CSR, A[i, a] = 1 if point i is in aggregate a) of P's graph;
+    """The aggregate of every point of P's graph (n ints) and the number of aggregates;
     `coarse_size` None: COARSE_SIZE."""
     coarse_size = COARSE_SIZE if coarse_size is None else coarse_size
-    graph = sp.csr_matrix(P, copy=True)
-    graph.setdiag(0.0)
-    graph.eliminate_zeros()
-    A = sp.identity(P.shape[0], format="csr")
-    while graph.shape[0] > coarse_size:
-        step = aggregate(graph)
-        if step.shape[1] < _MIN_PER_VECTOR * n_vectors or step.shape[1] == graph.shape[0]:
+    members, n_coarse = np.arange(P.shape[0]), P.shape[0]
+    graph = P
+    while n_coarse > coarse_size:
+        step, n_step = aggregate(graph)
+        if n_step < _MIN_PER_VECTOR * n_vectors or n_step == n_coarse:
             break
-        A = (A @ step).tocsr()
-        if step.shape[1] <= coarse_size:
+        members, n_coarse = step[members], n_step
+        if n_coarse <= coarse_size:
             break  # the next graph is not needed
-        graph = (step.T @ graph @ step).tocsr()
-        graph.setdiag(0.0)
-        graph.eliminate_zeros()
-    return A
+        graph = restrict(graph, step, n_coarse)
+    return members, n_coarse
 
 
 def coarse_start(P, degrees, n_vectors, solve, coarse_size=None):
     """Orthonormal n x n_vectors start: the top eigenvectors of P restricted to the
     aggregates, prolonged; `solve(Pc, n_vectors)` returns the coarse (values, vectors)."""
-    A = aggregation(P, n_vectors, coarse_size)
-    members = A.indices  # one aggregate per row
-    mass = np.bincount(members, weights=degrees, minlength=A.shape[1])
+    members, n_coarse = aggregation(P, n_vectors, coarse_size)
+    mass = np.bincount(members, weights=degrees, minlength=n_coarse)
     # Q = D^1/2 A diag(mass)^-1/2 (Q[i, members[i]] = q[i]) has orthonormal columns, and
     # (Q^T P Q)[a, b] sums q_i P_ij q_j over i in a, j in b: one pass over P's entries.
     q = np.sqrt(degrees / mass[members])
-    P = sp.csr_matrix(P)
-    rows = np.repeat(np.arange(P.shape[0]), np.diff(P.indptr))
-    coarse = sp.csr_matrix((P.data * q[rows] * q[P.indices],
-                            (members[rows], members[P.indices])), shape=(A.shape[1],) * 2)
+    coarse = restrict(P, members, n_coarse, weights=q)
     coarse = (coarse + coarse.T) / 2.0
     _, vectors = solve(coarse, n_vectors)
     return q[:, None] * vectors[members]
@@ -82,15 +98,20 @@ def coarse_start(P, degrees, n_vectors, solve, coarse_size=None):
 
 def refine(P, start, tol, max_iter):
     """LOBPCG on P from `start` to the residual tolerance `tol`: (values, vectors), warning
-    when it stops short."""
+    when it stops short. Iterates in float32 (P's values cast, its pattern shared) when
+    `tol` is at least 1e-4, float32's rounding far below it: half the memory of its blocks."""
+    dtype = np.float32 if tol >= 1e-4 else np.float64
+    P = sp.csr_matrix(P)
+    P = sp.csr_matrix((P.data.astype(dtype, copy=False), P.indices, P.indptr), shape=P.shape)
     # One BLAS thread, as for ARPACK: the block products are n x 3p by 3p x 3p, too thin to
     # share; on the loaded 2-core machine two threads took 3x the CPU time (10^5 points).
     with warnings.catch_warnings(), threadpool_limits(limits=1, user_api="blas"):
         warnings.simplefilter("ignore", UserWarning)  # scipy's own; ours below names the cost
-        values, vectors = lobpcg(P, start, tol=tol, maxiter=max_iter, largest=True)
+        values, vectors = lobpcg(P, start.astype(dtype, copy=False), tol=tol,
+                                 maxiter=max_iter, largest=True)
     residual = np.linalg.norm(P @ vectors - vectors * values, axis=0).max()
     if residual > tol:
         warn_caller(f"the multilevel eigensolver's LOBPCG stopped at residual {residual:.2g} "
                     f"above tol={tol:g} in {max_iter} iterations: the embedding may be "
                     "inaccurate; use solver='arpack'.", ConvergenceWarning)
-    return values, vectors
+    return values.astype(np.float64), vectors.astype(np.float64)

@@ -13,6 +13,7 @@ import dataclasses
 
 import numpy as np
 
+from ._base import unit_rows
 from ._exact import _database, rescore
 from ._validation import normalize_rows
 from ._warnings import warn_caller, warn_not_converged
@@ -107,7 +108,9 @@ def residual_labels(new, train, indices, coef, labels):
 
 def predict_labels(model, X):
     """Labels of the validated rows X for the fitted KSSC `model`."""
-    train = model._fit_points
+    train = model._fit_X
+    if model.normalize:  # the points the fit coded, made as it made them
+        train = unit_rows(train, train.dtype, warn=False)
     solver = ADMM() if isinstance(model.solver, str) and model.solver == "admm" else model.solver
     if isinstance(solver, ADMM) and solver.stopping == "all":
         # Per point: a new point's code must not depend on the others predicted with it.

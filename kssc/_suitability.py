@@ -16,6 +16,7 @@ from ._warnings import warn_caller
 # Above this many rows the check is skipped (it reads every row).
 MAX_ROWS = 200_000
 STANDARDISED_TOL = 1e-4
+_CHUNK_BYTES = 4 * 2**20
 
 
 class UnsuitableSettingWarning(UserWarning):
@@ -47,9 +48,16 @@ def looks_standardised(X):
     """Whether every column of X has mean 0 and (population) variance 1, up to float error."""
     if X.shape[0] < 3 or X.shape[0] > MAX_ROWS:
         return False
-    X = np.asarray(X, dtype=float)
-    return bool(np.abs(X.mean(axis=0)).max() < STANDARDISED_TOL
-                and np.abs(X.std(axis=0) - 1.0).max() < STANDARDISED_TOL)
+    mean = np.mean(X, axis=0, dtype=np.float64)  # float64 sums, no float64 copy of X
+    if np.abs(mean).max() >= STANDARDISED_TOL:
+        return False
+    # The variance in float64 a chunk of rows at a time (X may be a large memory map).
+    step = max(1, _CHUNK_BYTES // (8 * X.shape[1]))
+    squares = np.zeros(X.shape[1])
+    for start in range(0, X.shape[0], step):
+        centred = np.asarray(X[start:start + step], dtype=np.float64) - mean
+        squares += np.einsum("ij,ij->j", centred, centred)
+    return bool(np.abs(np.sqrt(squares / X.shape[0]) - 1.0).max() < STANDARDISED_TOL)
 
 
 def warn_unsuitable(X):

@@ -69,6 +69,8 @@ def symmetric_affinity(Z):
     A = abs(Z)
     W = (A + A.T).tocsr()
     W.eliminate_zeros()
+    # A copy: the sum's arrays are views of buffers sized for nnz(A) + nnz(A^T) (scipy's
+    # sparse addition prunes by slicing), which the copy lets go.
     return W.astype(np.float64)
 
 

@@ -10,7 +10,7 @@ from ._ann import IVF
 from ._base import SelfExpressiveClustering, lam_max_reason, unit_rows
 from ._predict import predict_labels
 from ._suitability import warn_unsuitable
-from ._validation import normalize_rows, refuse_sparse
+from ._validation import refuse_sparse
 from ._warnings import warn_admm_not_converged, warn_not_converged
 from .admm import ADMM
 from .affinity import AFFINITIES, coefficients_to_sparse, max_normalize_rows, threshold_rows
@@ -257,8 +257,10 @@ class KSSC(SelfExpressiveClustering):
         if self.threshold is not None:
             coef = threshold_rows(coef, self.threshold)
         self.neighbors_ = indices
-        # The coded points, kept for `predict` (a reference when they are X itself).
-        self._fit_points = P
+        # The data as fitted, for `predict` to code new points by (a reference, not a copy:
+        # the unit rows, a copy the size of X, are made again there, not held through the
+        # spectral step).
+        self._fit_X = X
         Z = coefficients_to_sparse(indices, coef, n)
         if self.affinity == "max_normalized":
             Z = max_normalize_rows(Z)
@@ -304,6 +306,6 @@ class KSSC(SelfExpressiveClustering):
         if self.lam_mode == "global":
             return (f"lam={self.lam:g} >= 1 with lam_mode='global' is at least the smallest "
                     "lambda_max: that point's code is zero." if self.lam >= 1 else "")
-        P = normalize_rows(X.astype(float, copy=False))[0] if self.normalize else X
+        P = unit_rows(X, X.dtype, warn=False) if self.normalize else X  # float32 stays so
         return lam_max_reason(self.lam, P, isolated, positive=self.positive,
                               neighbours=self.neighbors_, hint=", or use lam_mode='relative'")

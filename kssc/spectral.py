@@ -35,15 +35,19 @@ _SCALE_ROWS = 2**16
 def _normalized_affinity(W, offset=0.5, threshold=1e-6):
     """P = D^-1/2 (W + offset I) D^-1/2 with d = sum_j |W_ij| + 2 offset; returns (P, d).
 
-    Memory: two copies of W at a time (the thresholded copy and P, or its transpose for the
-    symmetry check); P is scaled in place, in row chunks, with the products of
-    ``scale @ W @ scale`` (s_i w_ij, then times s_j), so the values are the same."""
+    Memory: W and one more copy at a time (P, or W's transpose for the symmetry check; a
+    thresholded copy of W only when some entry is at most `threshold`); P is scaled in place,
+    in row chunks, with the products of ``scale @ W @ scale`` (s_i w_ij, then times s_j), so
+    the values are the same."""
     W = sp.csr_matrix(W, dtype=np.float64)
     if W.shape[0] != W.shape[1]:
         raise ValueError(f"the affinity must be square; got shape {W.shape}.")
-    W = W.copy()
-    W.data[np.abs(W.data) <= threshold] = 0.0
-    W.eliminate_zeros()
+    small = np.abs(W.data) <= threshold
+    if small.any():
+        W = W.copy()
+        W.data[small] = 0.0
+        W.eliminate_zeros()
+    del small
     if not _is_symmetric(W):
         raise ValueError("the affinity matrix must be symmetric.")
     abs_sum = np.asarray(abs(W).sum(axis=1)).ravel()

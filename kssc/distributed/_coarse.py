@@ -24,10 +24,9 @@ def local_aggregation(W, start, stop, degrees):
     graph.data[np.abs(graph.data) <= _THRESHOLD] = 0.0
     graph.setdiag(0.0)
     graph.eliminate_zeros()
-    step = _multilevel.aggregate(graph)
-    members = step.indices  # one aggregate per row
-    mass = np.bincount(members, weights=degrees, minlength=step.shape[1])
-    return members, np.sqrt(degrees / mass[members]), step.shape[1]
+    members, n_aggregates = _multilevel.aggregate(graph)
+    mass = np.bincount(members, weights=degrees, minlength=n_aggregates)
+    return members, np.sqrt(degrees / mass[members]), n_aggregates
 
 
 def labelled(members, q, offset):

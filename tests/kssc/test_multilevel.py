@@ -2,8 +2,9 @@
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from scipy.linalg import eigh
-from scipy.sparse.linalg import eigsh
+from scipy.sparse.linalg import eigsh, lobpcg
 from sklearn.exceptions import ConvergenceWarning
 
 from kssc import _multilevel, clustering_error, spectral
@@ -18,12 +19,38 @@ def _cosines(a, b):
 def test_aggregation_partitions_the_points_and_keeps_enough_aggregates():
     W, _ = block_graph(4, 300)
     P, _ = _normalized_affinity(W)
-    A = _multilevel.aggregation(P, 2, coarse_size=50)
-    assert A.shape[0] == P.shape[0] and A.shape[1] < P.shape[0]
-    # One aggregate per point, points without edges (pyamg leaves them out) included.
+    members, n_coarse = _multilevel.aggregation(P, 2, coarse_size=50)
+    assert members.shape == (P.shape[0],) and n_coarse < P.shape[0]
+    # Every aggregate has a point, points without edges (pyamg leaves them out) included.
     assert (np.diff(W.indptr) == 0).any()
-    np.testing.assert_array_equal(A.sum(axis=1).A.ravel(), 1.0)
-    assert A.shape[1] >= 20 * 2
+    np.testing.assert_array_equal(np.unique(members), np.arange(n_coarse))
+    assert n_coarse >= 20 * 2
+
+
+def test_aggregates_of_a_graph_are_its_connected_pieces_and_ignore_the_diagonal():
+    # Two triangles and an isolated point (with only its diagonal): pyamg's root-and-
+    # neighbours rule makes each triangle one aggregate; the point gets its own, last.
+    edges = [(0, 1), (1, 2), (0, 2), (3, 4), (4, 5), (3, 5)]
+    rows, cols = np.array(edges).T
+    graph = sp.csr_matrix((np.ones(12), (np.r_[rows, cols], np.r_[cols, rows])), shape=(7, 7))
+    with_diagonal = graph + sp.identity(7, format="csr")
+    for g in (graph, with_diagonal):
+        members, n_coarse = _multilevel.aggregate(g)
+        np.testing.assert_array_equal(members, [0, 0, 0, 1, 1, 1, 2])
+        assert n_coarse == 3
+
+
+@pytest.mark.parametrize("entries", [1, 7, 2**22])
+def test_restrict_equals_the_galerkin_product_whatever_the_chunks(monkeypatch, entries):
+    monkeypatch.setattr(_multilevel, "_RESTRICT_ENTRIES", entries)
+    W, _ = block_graph(3, 200, seed=5)
+    P, degrees = _normalized_affinity(W)
+    members, n_coarse = _multilevel.aggregation(P, 1, coarse_size=40)
+    q = np.random.default_rng(0).random(P.shape[0])
+    Q = sp.csr_matrix((q, (np.arange(P.shape[0]), members)), shape=(P.shape[0], n_coarse))
+    reference = (Q.T @ P @ Q).toarray()
+    np.testing.assert_allclose(_multilevel.restrict(P, members, n_coarse, q).toarray(),
+                               reference, rtol=1e-12, atol=1e-15)
 
 
 def test_coarse_start_is_orthonormal_and_near_the_eigenvectors():
@@ -42,7 +69,7 @@ def test_multilevel_agrees_with_scipy_eigsh_and_arpack_labels(monkeypatch):
     monkeypatch.setattr(_multilevel, "COARSE_SIZE", 1000)
     W, truth = block_graph(10, 600, seed=2)
     P, degrees = _normalized_affinity(W)
-    assert _multilevel.aggregation(P, 10).shape[1] < P.shape[0] / 2  # the route is taken
+    assert _multilevel.aggregation(P, 10)[1] < P.shape[0] / 2  # the route is taken
     ref_values, ref_vectors = eigsh(P, k=10, which="LA", tol=1e-12)
     values, vectors = top_eigenvectors(P, 10, random_state=0, solver="multilevel", tol=1e-6)
     np.testing.assert_allclose(values, np.sort(ref_values)[::-1], atol=1e-9)
@@ -74,3 +101,22 @@ def test_refinement_warns_when_it_stops_short_of_its_tolerance():
     start = np.random.default_rng(0).standard_normal((P.shape[0], 3))
     with pytest.warns(ConvergenceWarning, match="stopped at residual"):
         _multilevel.refine(P, start, tol=1e-12, max_iter=1)
+
+
+def test_refinement_at_a_loose_tolerance_iterates_in_float32_and_keeps_the_labels(monkeypatch):
+    W, truth = block_graph(6, 400, seed=6)
+    P, degrees = _normalized_affinity(W)
+    reference = eigh(P.toarray(), subset_by_index=[P.shape[0] - 6, P.shape[0] - 1])[1]
+    start = _multilevel.coarse_start(P, degrees, 6,
+                                     lambda M, m: eigsh(M, k=m, which="LA"), coarse_size=100)
+    seen = []
+    monkeypatch.setattr(_multilevel, "lobpcg",
+                        lambda A, X, **kw: seen.append((A.dtype, X.dtype)) or lobpcg(A, X, **kw))
+    values, vectors = _multilevel.refine(P, start, tol=1e-3, max_iter=200)
+    assert seen == [(np.float32, np.float32)] and vectors.dtype == values.dtype == np.float64
+    residual = np.linalg.norm(P @ vectors - vectors * values, axis=0)
+    assert residual.max() <= 1e-3 and _cosines(reference, vectors).min() > 1 - 1e-5
+    linked = np.diff(W.indptr) > 0
+    labels = [discretize(v[linked] / np.sqrt(degrees[linked])[:, None], 0)
+              for v in (reference, vectors)]
+    assert clustering_error(labels[0], labels[1]) == 0
