@@ -82,9 +82,9 @@ def aggregation(P, n_vectors, coarse_size=None):
     return members, n_coarse
 
 
-def coarse_start(P, degrees, n_vectors, solve, coarse_size=None):
-    """Orthonormal n x n_vectors start: the top eigenvectors of P restricted to the
-    aggregates, prolonged; `solve(Pc, n_vectors)` returns the coarse (values, vectors)."""
+def coarse_start(P, degrees, n_vectors, solve, coarse_size=None, dtype=np.float64):
+    """Orthonormal n x n_vectors start in `dtype`: the top eigenvectors of P restricted to
+    the aggregates, prolonged; `solve(Pc, n_vectors)` returns the coarse (values, vectors)."""
     members, n_coarse = aggregation(P, n_vectors, coarse_size)
     mass = np.bincount(members, weights=degrees, minlength=n_coarse)
     # Q = D^1/2 A diag(mass)^-1/2 (Q[i, members[i]] = q[i]) has orthonormal columns, and
@@ -93,22 +93,33 @@ def coarse_start(P, degrees, n_vectors, solve, coarse_size=None):
     coarse = restrict(P, members, n_coarse, weights=q)
     coarse = (coarse + coarse.T) / 2.0
     _, vectors = solve(coarse, n_vectors)
-    return q[:, None] * vectors[members]
+    return (q[:, None] * vectors[members]).astype(dtype, copy=False)
+
+
+def with_values(P, dtype):
+    """P (CSR) with its values in `dtype`, its pattern shared (not copied)."""
+    P = sp.csr_matrix(P)
+    return sp.csr_matrix((P.data.astype(dtype, copy=False), P.indices, P.indptr), shape=P.shape)
+
+
+def refine_dtype(tol):
+    """float32 when the residual tolerance `tol` is at least 1e-4 (float32's rounding far
+    below it: half the memory of LOBPCG's blocks and of P's values), else float64."""
+    return np.float32 if tol >= 1e-4 else np.float64
 
 
 def refine(P, start, tol, max_iter):
     """LOBPCG on P from `start` to the residual tolerance `tol`: (values, vectors), warning
-    when it stops short. Iterates in float32 (P's values cast, its pattern shared) when
-    `tol` is at least 1e-4, float32's rounding far below it: half the memory of its blocks."""
-    dtype = np.float32 if tol >= 1e-4 else np.float64
-    P = sp.csr_matrix(P)
-    P = sp.csr_matrix((P.data.astype(dtype, copy=False), P.indices, P.indptr), shape=P.shape)
+    when it stops short. Iterates in `refine_dtype(tol)` (P's values and `start` cast if
+    they are not in it already)."""
+    dtype = refine_dtype(tol)
+    P = with_values(P, dtype)
+    start = start.astype(dtype, copy=False)
     # One BLAS thread, as for ARPACK: the block products are n x 3p by 3p x 3p, too thin to
     # share; on the loaded 2-core machine two threads took 3x the CPU time (10^5 points).
     with warnings.catch_warnings(), threadpool_limits(limits=1, user_api="blas"):
         warnings.simplefilter("ignore", UserWarning)  # scipy's own; ours below names the cost
-        values, vectors = lobpcg(P, start.astype(dtype, copy=False), tol=tol,
-                                 maxiter=max_iter, largest=True)
+        values, vectors = lobpcg(P, start, tol=tol, maxiter=max_iter, largest=True)
     residual = np.linalg.norm(P @ vectors - vectors * values, axis=0).max()
     if residual > tol:
         warn_caller(f"the multilevel eigensolver's LOBPCG stopped at residual {residual:.2g} "

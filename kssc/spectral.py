@@ -30,6 +30,8 @@ ASSIGN_LABELS = ("discretize", "kmeans", "njw")
 _DENSE_LIMIT = 1000
 # Rows of P scaled at a time in `_normalized_affinity` (bounds the gathered scale factors).
 _SCALE_ROWS = 2**16
+# Entries of W and its transpose compared at a time in `_is_symmetric`.
+_COMPARE_ENTRIES = 2**20
 
 
 def _normalized_affinity(W, offset=0.5, threshold=1e-6):
@@ -67,15 +69,18 @@ def _normalized_affinity(W, offset=0.5, threshold=1e-6):
 
 def _is_symmetric(W, tol=1e-10):
     """Whether the CSR matrix W (no explicit zeros) equals its transpose within `tol`: with
-    sorted indices by comparing W and its transpose entry by entry (one copy), else by
-    their difference."""
+    sorted indices by comparing W and its transpose entry by entry (one copy, compared in
+    chunks), else by their difference."""
     if not W.has_sorted_indices:
         asymmetry = W - W.T
         return not (asymmetry.nnz and abs(asymmetry).max() > tol)
     T = W.T.tocsr()
     T.sort_indices()
-    return bool(np.array_equal(W.indptr, T.indptr) and np.array_equal(W.indices, T.indices)
-                and (W.nnz == 0 or np.abs(W.data - T.data).max() <= tol))
+    if not (np.array_equal(W.indptr, T.indptr) and np.array_equal(W.indices, T.indices)):
+        return False
+    step = _COMPARE_ENTRIES
+    return all(np.abs(W.data[at:at + step] - T.data[at:at + step]).max() <= tol
+               for at in range(0, W.nnz, step))
 
 
 EIGEN_SOLVERS = ("auto", "arpack", "lobpcg", "multilevel")
@@ -151,7 +156,8 @@ def _multilevel_top(P, n_vectors, random_state, tol, max_iter=200):
     def solve(coarse, m):
         return top_eigenvectors(coarse, m, random_state, solver="arpack")
 
-    start = _multilevel.coarse_start(P, degrees, n_vectors, solve)
+    start = _multilevel.coarse_start(P, degrees, n_vectors, solve,
+                                     dtype=_multilevel.refine_dtype(tol))
     values, vectors = _multilevel.refine(P, start, tol, max_iter)
     return values, _fix_signs(vectors)
 
@@ -217,6 +223,10 @@ def discretize(vectors, random_state=None, max_iter=20):
 def ncut_embedding(W, n_clusters, *, random_state=None):
     """The N-Cut eigenvectors D^-1/2 v, scaled to norm sqrt(n), first entry negative."""
     P, degrees = _normalized_affinity(W)
+    if P.shape[0] > _MULTILEVEL_FROM:
+        # The multilevel route's LOBPCG iterates in float32 (`_multilevel.refine_dtype`):
+        # cast here, the float64 values are let go before its blocks are allocated.
+        P = _multilevel.with_values(P, _multilevel.refine_dtype(_MULTILEVEL_TOL))
     _, vectors = top_eigenvectors(P, n_clusters, random_state)
     vectors = vectors / np.sqrt(degrees)[:, None]
     vectors *= np.sqrt(len(degrees)) / np.linalg.norm(vectors, axis=0)

@@ -120,3 +120,21 @@ def test_refinement_at_a_loose_tolerance_iterates_in_float32_and_keeps_the_label
     labels = [discretize(v[linked] / np.sqrt(degrees[linked])[:, None], 0)
               for v in (reference, vectors)]
     assert clustering_error(labels[0], labels[1]) == 0
+
+
+def test_ncut_embedding_hands_the_multilevel_route_float32_values_and_keeps_the_labels(
+        monkeypatch):
+    W, truth = block_graph(5, 500, seed=7)
+    reference = spectral.ncut_embedding(W, 5, random_state=0)  # ARPACK, float64
+    monkeypatch.setattr(spectral, "_MULTILEVEL_FROM", 100)
+    monkeypatch.setattr(_multilevel, "COARSE_SIZE", 200)
+    seen = []
+    solve = spectral.top_eigenvectors
+    monkeypatch.setattr(spectral, "top_eigenvectors",
+                        lambda P, *a, **kw: seen.append(P.dtype) or solve(P, *a, **kw))
+    vectors = spectral.ncut_embedding(W, 5, random_state=0)
+    assert seen[0] == np.float32 and vectors.dtype == np.float64  # then the coarse solve
+    linked = np.diff(W.indptr) > 0
+    labels = [discretize(v[linked], 0) for v in (reference, vectors)]
+    assert clustering_error(labels[0], labels[1]) == 0
+    assert clustering_error(truth[linked], labels[1]) < 1
