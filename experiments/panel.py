@@ -147,9 +147,8 @@ def trial(context, cell, trial, seed):
     candidates = {name: fits[name] for name in auto["candidates"] if name in fits}
     # The criteria as AutoKSSC computes them on the same fits (its candidates, same seed),
     # once per criterion dimension; every candidate failed: no automatic row.
-    dims = {dim for _, dim in auto_methods(exp).values()}
-    criteria = ({dim: candidate_criteria(X, candidates, dim, method_seed(seed))
-                 for dim in dims} if candidates else {})
+    dims = sorted({dim for _, dim in auto_methods(exp).values()})
+    criteria = candidate_criteria(X, candidates, dims, method_seed(seed)) if candidates else {}
     default = int(auto["subspace_dim"])
     for row in rows:
         row.update(criteria.get(default, {}).get(row["method"], {}))
@@ -272,4 +271,7 @@ def _family_means(means, settings, autos):
             for (family, method), value in values if method in settings]
 
 
-EXPERIMENT = Experiment(tasks=tasks, trial=trial, summary=summary, check=check)
+# preflight=False: the trials fit KSSC directly, not through `_trial.fit_method`, so the
+# runner's probe would run every trial in full, serially, before the parallel run.
+EXPERIMENT = Experiment(tasks=tasks, trial=trial, summary=summary, check=check,
+                        preflight=False)

@@ -168,8 +168,10 @@ def candidate_criteria(X, fits, subspace_dim, random_state=None):
         The points.
     fits : dict
         Candidate key -> (labels, affinity matrix) of its fit.
-    subspace_dim : int
+    subspace_dim : int or sequence of int
         Dimension of the subspace fitted to every cluster (at most n_features - 1 is used).
+        A sequence scores every dimension in it, the criteria that do not depend on it
+        (eigengap, common N-Cut, consensus) computed once.
     random_state : int or None
         Seed of the eigen-solver and of the shuffles of `relative_residual`.
 
@@ -180,24 +182,31 @@ def candidate_criteria(X, fits, subspace_dim, random_state=None):
         "common_ncut" is `normalized_cut` of its labels on the mean of the candidates'
         normalised affinities D^-1/2 |W| D^-1/2 (one graph that scores every candidate);
         "consensus" the mean adjusted Rand index of its labels with the other candidates'
-        (0 with a single candidate).
+        (0 with a single candidate). With a sequence `subspace_dim`: dimension -> that
+        dict, each equal to the one of that dimension alone.
     """
     if not fits:
         raise ValueError("fits is empty: no candidate to score.")
-    dim = max(1, min(subspace_dim, X.shape[1] - 1))
+    dims = [subspace_dim] if isinstance(subspace_dim, Integral) else list(subspace_dim)
     common = sum(_normalized_adjacency(W) for _, W in fits.values()) / len(fits)
-    out = {}
+    shared = {}
     for key, (labels, W) in fits.items():
         others = [adjusted_rand_score(labels, other) for k, (other, _) in fits.items()
                   if k != key]
-        out[key] = {
+        shared[key] = {"eigengap": eigengap(W, len(np.unique(labels)), random_state),
+                       "common_ncut": normalized_cut(common, labels),
+                       "consensus": float(np.mean(others)) if others else 0.0}
+    out = {}
+    for subspace in dims:
+        dim = max(1, min(subspace, X.shape[1] - 1))
+        out[subspace] = {key: {
             "residual": subspace_residual(X, labels, dim),
-            "eigengap": eigengap(W, len(np.unique(labels)), random_state),
+            "eigengap": shared[key]["eigengap"],
             "silhouette": subspace_silhouette(X, labels, dim),
             "relative_residual": relative_residual(X, labels, dim, random_state),
-            "common_ncut": normalized_cut(common, labels),
-            "consensus": float(np.mean(others)) if others else 0.0}
-    return out
+            "common_ncut": shared[key]["common_ncut"],
+            "consensus": shared[key]["consensus"]} for key, (labels, _) in fits.items()}
+    return out[subspace_dim] if isinstance(subspace_dim, Integral) else out
 
 
 def best_candidate(criteria, criterion):

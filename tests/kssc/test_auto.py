@@ -134,6 +134,22 @@ def test_choice_is_the_lowest_residual_among_the_candidates_own_fits():
         assert other.best_candidate_ == (min if best == "min" else max)(values, key=values.get)
 
 
+def test_criteria_at_several_dimensions_equal_each_dimension_alone():
+    X, y, _ = make_subspaces(3, 3, 30, 10, noise=0.1, random_state=4)
+    wrong = y.copy()
+    wrong[::3] = (wrong[::3] + 1) % 3
+    fits = {"true": (y, _graph(y)), "wrong": (wrong, _graph(wrong))}
+    together = candidate_criteria(X, fits, (2, 5, 12), random_state=1)
+    assert list(together) == [2, 5, 12]
+    for dim in (2, 5, 12):
+        alone = candidate_criteria(X, fits, dim, random_state=1)
+        for key in fits:
+            assert together[dim][key] == pytest.approx(alone[key])
+    # 12 is above n_features - 1 = 9: scored at 9.
+    assert together[12]["true"]["residual"] == pytest.approx(subspace_residual(X, y, 9))
+    assert together[2]["true"]["residual"] > together[5]["true"]["residual"]
+
+
 def test_criteria_of_no_candidate_are_refused():
     with pytest.raises(ValueError, match="fits is empty"):
         candidate_criteria(np.eye(3), {}, 1)
