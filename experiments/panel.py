@@ -11,7 +11,8 @@ error and time, each of AutoKSSC's candidates every label-free criterion of `kss
 (`candidate_criteria` on the candidates' fits, at `auto.subspace_dim`). Method
 "auto_<criterion>" is `AutoKSSC(candidates, criterion=<criterion>, subspace_dim)` built from
 the same fits (its time is the candidates' sum); "auto_<criterion>_d<dim>" the same at each
-other criterion dimension of `auto.subspace_dims` (only the criteria are recomputed).
+other dimension of `auto.subspace_dims`, for the criteria that depend on it (only the
+criteria are recomputed).
 
 Summary (`panel_table.csv`): per data set and setting, the mean error with its 95 %
 bootstrap interval over the data set's tasks; then the leave-one-family-out rows ("loo"):
@@ -33,7 +34,7 @@ import pandas as pd
 from sklearn import datasets as sk_datasets
 
 from kssc import KSSC
-from kssc.auto import CRITERIA, best_candidate, candidate_criteria
+from kssc.auto import CRITERIA, SUBSPACE_CRITERIA, best_candidate, candidate_criteria
 from kssc.datasets import (
     load_hopkins_sequence,
     make_subspaces,
@@ -57,13 +58,15 @@ SKLEARN = {"digits": sk_datasets.load_digits, "wine": sk_datasets.load_wine,
 def auto_methods(exp):
     """{method: (criterion, subspace_dim)} of the automatic variants: "auto_<criterion>" at
     `auto.subspace_dim` first (so a tie in a choice keeps it), then "auto_<criterion>_d<dim>"
-    at the other dimensions of `auto.subspace_dims`, in their order."""
+    at the other dimensions of `auto.subspace_dims`, in their order, for the criteria that
+    depend on the dimension (`SUBSPACE_CRITERIA`)."""
     if "auto" not in exp:
         return {}
     default = int(exp["auto"]["subspace_dim"])
-    dims = [default, *(int(d) for d in exp["auto"].get("subspace_dims", []) if d != default)]
-    return {("auto_" + name if dim == default else f"auto_{name}_d{dim}"): (name, dim)
-            for dim in dims for name in CRITERIA}
+    methods = {"auto_" + name: (name, default) for name in CRITERIA}
+    for dim in (int(d) for d in exp["auto"].get("subspace_dims", []) if int(d) != default):
+        methods.update({f"auto_{name}_d{dim}": (name, dim) for name in SUBSPACE_CRITERIA})
+    return methods
 
 
 def tasks(exp, data_dir=None):

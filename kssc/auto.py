@@ -41,6 +41,8 @@ from .spectral import _normalized_adjacency, top_eigenvectors
 CRITERIA = {"residual": "min", "eigengap": "max", "silhouette": "max",
             "relative_residual": "min", "common_ncut": "min", "consensus": "max"}
 """Every criterion of `candidate_criteria` and whether its lowest or its largest value wins."""
+SUBSPACE_CRITERIA = ("residual", "relative_residual", "silhouette")
+"""The criteria that depend on `subspace_dim` (the others do not use it)."""
 
 
 def _bases(P, labels, subspace_dim):

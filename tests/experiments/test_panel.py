@@ -11,7 +11,7 @@ from hydra import compose, initialize_config_dir
 from experiments import _fingerprint, panel
 from experiments._trial import method_seed
 from experiments.run import run
-from kssc.auto import CRITERIA, AutoKSSC
+from kssc.auto import CRITERIA, SUBSPACE_CRITERIA, AutoKSSC
 from support import CONF_DIR, real_data
 
 
@@ -75,8 +75,11 @@ def test_auto_methods_name_the_default_dimension_first():
     methods = panel.auto_methods(exp)
     assert list(methods)[:len(CRITERIA)] == [f"auto_{name}" for name in CRITERIA]
     assert methods["auto_silhouette"] == ("silhouette", 5)
-    assert methods["auto_eigengap_d12"] == ("eigengap", 12)
-    assert len(methods) == 3 * len(CRITERIA)  # no duplicate of the default dimension
+    assert methods["auto_silhouette_d12"] == ("silhouette", 12)
+    assert methods["auto_eigengap"] == ("eigengap", 5)
+    # No duplicate of the default dimension; the other dimensions only where they matter.
+    assert len(methods) == len(CRITERIA) + 2 * len(SUBSPACE_CRITERIA)
+    assert "auto_eigengap_d3" not in methods
     assert panel.auto_methods({"presets": ["generic"]}) == {}
 
 

@@ -11,6 +11,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from kssc import KSSC, clustering_error
 from kssc.auto import (
     CRITERIA,
+    SUBSPACE_CRITERIA,
     AutoKSSC,
     candidate_criteria,
     eigengap,
@@ -145,6 +146,9 @@ def test_criteria_at_several_dimensions_equal_each_dimension_alone():
         alone = candidate_criteria(X, fits, dim, random_state=1)
         for key in fits:
             assert together[dim][key] == pytest.approx(alone[key])
+    for criterion in CRITERIA:  # SUBSPACE_CRITERIA: the ones that depend on the dimension
+        moved = together[2]["wrong"][criterion] != pytest.approx(together[5]["wrong"][criterion])
+        assert moved == (criterion in SUBSPACE_CRITERIA)
     # 12 is above n_features - 1 = 9: scored at 9.
     assert together[12]["true"]["residual"] == pytest.approx(subspace_residual(X, y, 9))
     assert together[2]["true"]["residual"] > together[5]["true"]["residual"]
