@@ -235,7 +235,9 @@ def summary(frame, exp):
                          "trails_best_pct": interval["mean"] - here.min(),
                          "selection_error_pct": scores[chosen],
                          "time_fit_s_mean": part["time_fit_s"].mean()})
-    rows += _family_means(means, [*exp["presets"], *autos], autos)
+    # Family means by criterion, then dimension: the grid of docs/presets.md's panel_dims.
+    by_criterion = sorted(autos, key=lambda m: (list(CRITERIA).index(autos[m][0]), autos[m][1]))
+    rows += _family_means(means, [*exp["presets"], *by_criterion], autos)
     present = set(frame["method"])
     rows += _held_out_choice(frame, means, [m for m in default_autos if m in present],
                              "loo_criterion", autos)
@@ -262,16 +264,19 @@ def _held_out_choice(frame, means, methods, scope, autos):
 
 def _family_means(means, settings, autos):
     """Rows "family_mean": each setting's mean error per family (over its data sets), and
-    over the families ("all"); an automatic variant's with its criterion and dimension."""
+    over the families ("all"), in `settings` order; an automatic variant's with its
+    criterion and dimension."""
     by_family = means.groupby(level=["family", "method"], sort=False).mean()
     overall = by_family.groupby(level="method", sort=False).mean()
-    values = [*by_family.items(), *((("all", method), value) for method, value
-                                    in overall.reindex(settings).dropna().items())]
+    families = by_family.index.unique(level="family")
+    values = [((family, method), by_family[(family, method)]) for family in families
+              for method in settings if (family, method) in by_family.index]
+    values += [(("all", method), overall[method]) for method in settings if method in overall]
     return [{"scope": "family_mean", "family": family, "dataset": family, "method": method,
              "error_pct_mean": value,
              **(dict(zip(("criterion", "subspace_dim"), autos[method], strict=True))
                 if method in autos else {})}
-            for (family, method), value in values if method in settings]
+            for (family, method), value in values]
 
 
 # preflight=False: the trials fit KSSC directly, not through `_trial.fit_method`, so the
