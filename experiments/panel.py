@@ -8,9 +8,11 @@ all 38 subjects; every `hopkins_every`-th Hopkins 155 sequence; TIR draws at a f
 levels; scikit-learn's bundled real sets; synthetic unions of subspaces. Every preset
 (`kssc.presets`) is fitted on the task's data with the trial's seed; each fit records its
 error and time, each of AutoKSSC's candidates every label-free criterion of `kssc.auto`
-(`candidate_criteria` on the candidates' fits). Method "auto_<criterion>" is
-`AutoKSSC(candidates, criterion=<criterion>, subspace_dim)` built from the same fits (its
-time is the candidates' sum).
+(`candidate_criteria` on the candidates' fits, at `auto.subspace_dim`). Method
+"auto_<criterion>" is `AutoKSSC(candidates, criterion=<criterion>, subspace_dim)` built from
+the same fits (its time is the candidates' sum); "auto_<criterion>_d<dim>" the same at each
+other dimension of `auto.subspace_dims`, for the criteria that depend on it (only the
+criteria are recomputed).
 
 Summary (`panel_table.csv`): per data set and setting, the mean error with its 95 %
 bootstrap interval over the data set's tasks; then the leave-one-family-out rows ("loo"):
@@ -18,7 +20,10 @@ for each family (Yale B's subject counts are one), the setting with the lowest m
 over the other families (mean per data set, then per family) is scored on the family's data
 sets, with the best setting there and how far the chosen one trails it; every setting's mean
 per family and over the families ("family_mean"); and AutoKSSC's criterion chosen the same
-way among the automatic variants alone ("loo_criterion"), scored on the held-out family.
+way among the automatic variants at `auto.subspace_dim` alone ("loo_criterion"), and the
+(criterion, subspace_dim) pair chosen the same way among every automatic variant
+("loo_criterion_dim"), each scored on the held-out family, with their mean over the families
+(family "all").
 """
 
 import time
@@ -29,7 +34,7 @@ import pandas as pd
 from sklearn import datasets as sk_datasets
 
 from kssc import KSSC
-from kssc.auto import CRITERIA, best_candidate, candidate_criteria
+from kssc.auto import CRITERIA, SUBSPACE_CRITERIA, best_candidate, candidate_criteria
 from kssc.datasets import (
     load_hopkins_sequence,
     make_subspaces,
@@ -46,10 +51,22 @@ from ._bootstrap import bootstrap_mean
 from ._trial import Experiment, data_seed, method_seed
 from .yale_grouped import subject_combinations
 
-# One automatic variant per criterion of AutoKSSC (method "auto_<criterion>").
-AUTOS = {"auto_" + name: name for name in CRITERIA}
 SKLEARN = {"digits": sk_datasets.load_digits, "wine": sk_datasets.load_wine,
            "breast_cancer": sk_datasets.load_breast_cancer, "iris": sk_datasets.load_iris}
+
+
+def auto_methods(exp):
+    """{method: (criterion, subspace_dim)} of the automatic variants: "auto_<criterion>" at
+    `auto.subspace_dim` first (so a tie in a choice keeps it), then "auto_<criterion>_d<dim>"
+    at the other dimensions of `auto.subspace_dims`, in their order, for the criteria that
+    depend on the dimension (`SUBSPACE_CRITERIA`)."""
+    if "auto" not in exp:
+        return {}
+    default = int(exp["auto"]["subspace_dim"])
+    methods = {"auto_" + name: (name, default) for name in CRITERIA}
+    for dim in (int(d) for d in exp["auto"].get("subspace_dims", []) if int(d) != default):
+        methods.update({f"auto_{name}_d{dim}": (name, dim) for name in SUBSPACE_CRITERIA})
+    return methods
 
 
 def tasks(exp, data_dir=None):
@@ -131,16 +148,19 @@ def trial(context, cell, trial, seed):
     rows = [row for row, _ in fitted]
     fits = {row["method"]: fit for row, fit in fitted if fit is not None}
     candidates = {name: fits[name] for name in auto["candidates"] if name in fits}
-    # The criteria as AutoKSSC computes them on the same fits (its candidates, same seed).
-    criteria = (candidate_criteria(X, candidates, int(auto["subspace_dim"]), method_seed(seed))
-                if candidates else {})  # every candidate failed: no automatic row
+    # The criteria as AutoKSSC computes them on the same fits (its candidates, same seed),
+    # once per criterion dimension; every candidate failed: no automatic row.
+    dims = sorted({dim for _, dim in auto_methods(exp).values()})
+    criteria = candidate_criteria(X, candidates, dims, method_seed(seed)) if candidates else {}
+    default = int(auto["subspace_dim"])
     for row in rows:
-        row.update(criteria.get(row["method"], {}))
+        row.update(criteria.get(default, {}).get(row["method"], {}))
     by_name = {row["method"]: row for row in rows}
     spent = sum(by_name[name]["time_fit_s"] for name in candidates)
-    for method, criterion in (AUTOS if criteria else {}).items():
-        chosen = best_candidate(criteria, criterion)
-        rows.append({**by_name[chosen], "method": method, "chosen": chosen,
+    for method, (criterion, dim) in (auto_methods(exp) if criteria else {}).items():
+        chosen = best_candidate(criteria[dim], criterion)
+        rows.append({**by_name[chosen], **criteria[dim][chosen], "method": method,
+                     "chosen": chosen, "criterion": criterion, "subspace_dim": dim,
                      "time_fit_s": spent})
     for row in rows:
         row.update(n_samples=len(y), ambient_dim=X.shape[1], n_clusters=len(np.unique(y)))
@@ -156,6 +176,9 @@ def check(exp):
     if not set(exp["auto"]["candidates"]) <= set(exp["presets"]):
         raise ValueError("experiment.auto.candidates must be among experiment.presets "
                          "(the automatic choice reuses their fits).")
+    if int(exp["auto"]["subspace_dim"]) < 1 or any(int(d) < 1 for d in
+                                                    exp["auto"].get("subspace_dims", [])):
+        raise ValueError("experiment.auto.subspace_dim and subspace_dims must be >= 1.")
     if not set(exp["sklearn"]) <= set(SKLEARN):
         raise ValueError(f"experiment.sklearn {exp['sklearn']} must be among {list(SKLEARN)}.")
 
@@ -179,7 +202,12 @@ def leave_one_family_out(frame, settings):
 
 
 def summary(frame, exp):
-    settings = [*exp["presets"], *AUTOS]
+    autos = auto_methods(exp)
+    default_autos = [m for m, (_, dim) in autos.items()
+                     if dim == int(exp["auto"]["subspace_dim"])] if autos else []
+    # The default setting is chosen among the presets and the automatic variants at
+    # auto.subspace_dim; the other dimensions enter the (criterion, dimension) choice only.
+    settings = [*exp["presets"], *default_autos]
     frame = frame.assign(error_pct=frame["error_pct"].where(~frame["failed"], 100.0))
     means = per_dataset(frame)
     rows = []
@@ -207,29 +235,51 @@ def summary(frame, exp):
                          "trails_best_pct": interval["mean"] - here.min(),
                          "selection_error_pct": scores[chosen],
                          "time_fit_s_mean": part["time_fit_s"].mean()})
-    rows += _family_means(means, settings)
-    autos = [method for method in AUTOS if method in set(frame["method"])]
-    for family, (chosen, scores) in (leave_one_family_out(frame, autos) if autos
-                                     else {}).items():
-        rows.append({"scope": "loo_criterion", "family": family, "dataset": family,
-                     "method": "loo_criterion", "chosen": chosen,
-                     "error_pct_mean": means.groupby(level=["family", "method"]).mean()
-                     .loc[(family, chosen)],
-                     "selection_error_pct": scores[chosen]})
+    # Family means by criterion, then dimension: the grid of docs/presets.md's panel_dims.
+    by_criterion = sorted(autos, key=lambda m: (list(CRITERIA).index(autos[m][0]), autos[m][1]))
+    rows += _family_means(means, [*exp["presets"], *by_criterion], autos)
+    present = set(frame["method"])
+    rows += _held_out_choice(frame, means, [m for m in default_autos if m in present],
+                             "loo_criterion", autos)
+    rows += _held_out_choice(frame, means, [m for m in autos if m in present],
+                             "loo_criterion_dim", autos)
     return pd.DataFrame(rows)
 
 
-def _family_means(means, settings):
+def _held_out_choice(frame, means, methods, scope, autos):
+    """Rows `scope`: per family, the automatic variant among `methods` with the lowest mean
+    error over the other families (`leave_one_family_out`), its criterion and dimension and
+    its mean error on the family; then family "all", the mean of those held-out errors."""
+    if not methods:
+        return []
+    by_family = means.groupby(level=["family", "method"]).mean()
+    rows = [{"scope": scope, "family": family, "dataset": family, "method": scope,
+             "chosen": chosen, "criterion": autos[chosen][0], "subspace_dim": autos[chosen][1],
+             "error_pct_mean": by_family.loc[(family, chosen)],
+             "selection_error_pct": scores[chosen]}
+            for family, (chosen, scores) in leave_one_family_out(frame, methods).items()]
+    return rows + [{"scope": scope, "family": "all", "dataset": "all", "method": scope,
+                    "error_pct_mean": float(np.mean([r["error_pct_mean"] for r in rows]))}]
+
+
+def _family_means(means, settings, autos):
     """Rows "family_mean": each setting's mean error per family (over its data sets), and
-    over the families ("all")."""
+    over the families ("all"), in `settings` order; an automatic variant's with its
+    criterion and dimension."""
     by_family = means.groupby(level=["family", "method"], sort=False).mean()
-    rows = [{"scope": "family_mean", "family": family, "dataset": family, "method": method,
-             "error_pct_mean": value} for (family, method), value in by_family.items()
-            if method in settings]
     overall = by_family.groupby(level="method", sort=False).mean()
-    rows += [{"scope": "family_mean", "family": "all", "dataset": "all", "method": method,
-              "error_pct_mean": overall[method]} for method in settings if method in overall]
-    return rows
+    families = by_family.index.unique(level="family")
+    values = [((family, method), by_family[(family, method)]) for family in families
+              for method in settings if (family, method) in by_family.index]
+    values += [(("all", method), overall[method]) for method in settings if method in overall]
+    return [{"scope": "family_mean", "family": family, "dataset": family, "method": method,
+             "error_pct_mean": value,
+             **(dict(zip(("criterion", "subspace_dim"), autos[method], strict=True))
+                if method in autos else {})}
+            for (family, method), value in values]
 
 
-EXPERIMENT = Experiment(tasks=tasks, trial=trial, summary=summary, check=check)
+# preflight=False: the trials fit KSSC directly, not through `_trial.fit_method`, so the
+# runner's probe would run every trial in full, serially, before the parallel run.
+EXPERIMENT = Experiment(tasks=tasks, trial=trial, summary=summary, check=check,
+                        preflight=False)

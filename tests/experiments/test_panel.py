@@ -11,7 +11,7 @@ from hydra import compose, initialize_config_dir
 from experiments import _fingerprint, panel
 from experiments._trial import method_seed
 from experiments.run import run
-from kssc.auto import AutoKSSC
+from kssc.auto import CRITERIA, SUBSPACE_CRITERIA, AutoKSSC
 from support import CONF_DIR, real_data
 
 
@@ -24,14 +24,20 @@ def test_smoke_run(tmp_path):
     frame = run(cfg)
     meta = json.loads((tmp_path / "panel.meta.json").read_text())
     assert meta["fingerprint"] == _fingerprint.fingerprint(cfg)
-    assert set(frame["method"]) == {*cfg.experiment.presets, *panel.AUTOS}
+    autos = panel.auto_methods(cfg.experiment)
+    assert set(frame["method"]) == {*cfg.experiment.presets, *autos}
     assert (~frame["failed"]).all()
     table = pd.read_csv(tmp_path / "panel_table.csv")
     loo = table[table["scope"] == "loo"]
     assert set(loo["dataset"]) == set(frame["dataset"])
     assert (loo["trails_best_pct"] >= 0).all()
     criterion = table[table["scope"] == "loo_criterion"]
-    assert set(criterion["chosen"]) <= set(panel.AUTOS)
+    assert set(criterion["chosen"].dropna()) <= {m for m, (_, d) in autos.items()
+                                                 if d == cfg.experiment.auto.subspace_dim}
+    pairs = table[table["scope"] == "loo_criterion_dim"].set_index("family")
+    assert set(pairs["chosen"].dropna()) <= set(autos)
+    assert pairs.loc["all", "error_pct_mean"] == pytest.approx(
+        pairs["error_pct_mean"].drop("all").mean())
     means = table[table["scope"] == "family_mean"]
     assert set(means["family"]) == {*frame["family"], "all"}
 
@@ -64,9 +70,51 @@ def test_leave_one_family_out_never_sees_the_held_out_family():
     assert loo.loc["y", "trails_best_pct"] == 5.0
 
 
+def test_auto_methods_name_the_default_dimension_first():
+    exp = {"auto": {"subspace_dim": 5, "subspace_dims": [3, 5, 12]}}
+    methods = panel.auto_methods(exp)
+    assert list(methods)[:len(CRITERIA)] == [f"auto_{name}" for name in CRITERIA]
+    assert methods["auto_silhouette"] == ("silhouette", 5)
+    assert methods["auto_silhouette_d12"] == ("silhouette", 12)
+    assert methods["auto_eigengap"] == ("eigengap", 5)
+    # No duplicate of the default dimension; the other dimensions only where they matter.
+    assert len(methods) == len(CRITERIA) + 2 * len(SUBSPACE_CRITERIA)
+    assert "auto_eigengap_d3" not in methods
+    assert panel.auto_methods({"presets": ["generic"]}) == {}
+
+
+def test_loo_criterion_dim_never_sees_the_held_out_family():
+    # d5 wins on x and y, d12 only on z, by far. Held out, z is scored with d5 (what x and
+    # y prefer), though d12 is best there and best over all three families; held out x or
+    # y, z's margin makes d12 the choice, and x (y) is scored with d12's error on it.
+    frame = _frame({"x": {"auto_silhouette": [1, 3], "auto_silhouette_d12": [10, 10]},
+                    "y": {"auto_silhouette": [0, 0], "auto_silhouette_d12": [5, 5]},
+                    "z": {"auto_silhouette": [90, 90], "auto_silhouette_d12": [0, 0]}})
+    frame["chosen"] = "faces"
+    exp = {"presets": [], "auto": {"subspace_dim": 5, "subspace_dims": [5, 12]}}
+    table = panel.summary(frame, exp)
+    pairs = table[table["scope"] == "loo_criterion_dim"].set_index("family")
+    assert pairs.loc["z", "chosen"] == "auto_silhouette"
+    assert pairs.loc["z", "subspace_dim"] == 5 and pairs.loc["z", "error_pct_mean"] == 90.0
+    assert pairs.loc["z", "selection_error_pct"] == 2.0 / 2  # mean of x (2) and y (0)
+    assert pairs.loc["x", "chosen"] == "auto_silhouette_d12"
+    assert pairs.loc["x", "criterion"] == "silhouette" and pairs.loc["x", "subspace_dim"] == 12
+    assert pairs.loc["x", "error_pct_mean"] == 10.0 and pairs.loc["y", "error_pct_mean"] == 5.0
+    assert pairs.loc["all", "error_pct_mean"] == pytest.approx((10 + 5 + 90) / 3)
+    # The criterion alone is chosen at the default dimension only: always auto_silhouette.
+    criterion = table[table["scope"] == "loo_criterion"].set_index("family")
+    assert set(criterion["chosen"].dropna()) == {"auto_silhouette"}
+    means = table[table["scope"] == "family_mean"].set_index(["family", "method"])
+    assert means.loc[("all", "auto_silhouette_d12"), "subspace_dim"] == 12
+    assert means.loc[("all", "auto_silhouette_d12"), "error_pct_mean"] == 5.0
+    # The default setting is chosen among the presets and the default dimension's variants.
+    assert set(table.loc[table["scope"] == "loo", "chosen"]) == {"auto_silhouette"}
+
+
 def test_auto_rows_are_autokssc_with_the_trials_seed():
     exp = {"presets": ["generic", "paper", "motion"],
-           "auto": {"candidates": ["generic", "motion"], "subspace_dim": 3},
+           "auto": {"candidates": ["generic", "motion"], "subspace_dim": 3,
+                    "subspace_dims": [3, 8]},
            "synthetic": {"n_subspaces": 3, "subspace_dim": 3, "ambient_dim": 20,
                          "n_per_subspace": 40, "noise": 0.1}}
     panel.check({**exp, "sklearn": []})
@@ -74,10 +122,13 @@ def test_auto_rows_are_autokssc_with_the_trials_seed():
     rows = {row["method"]: row for row in panel.trial({"experiment": exp, "data_dir": None},
                                                       cell, 0, 7)}
     X, y = panel.load_task(cell, exp, None, 7)
-    for method, criterion in panel.AUTOS.items():
+    methods = panel.auto_methods(exp)
+    assert set(rows) == {*exp["presets"], *methods}
+    for method, (criterion, dim) in methods.items():
         auto = AutoKSSC(3, candidates=("generic", "motion"), criterion=criterion,
-                        subspace_dim=3, random_state=method_seed(7)).fit(X)
+                        subspace_dim=dim, random_state=method_seed(7)).fit(X)
         assert rows[method]["chosen"] == auto.best_candidate_
+        assert rows[method]["subspace_dim"] == dim
         assert rows[method][criterion] == pytest.approx(auto.selection_[auto.best_candidate_]
                                                         [criterion])
         assert rows[method]["error_pct"] == rows[auto.best_candidate_]["error_pct"]
@@ -90,3 +141,7 @@ def test_check_names_bad_presets():
         panel.check({"presets": ["face"], "auto": {"candidates": []}, "sklearn": []})
     with pytest.raises(ValueError, match="auto.candidates must be among"):
         panel.check({"presets": ["generic"], "auto": {"candidates": ["paper"]}, "sklearn": []})
+    with pytest.raises(ValueError, match="subspace_dims must be >= 1"):
+        panel.check({"presets": ["generic"], "sklearn": [],
+                     "auto": {"candidates": ["generic"], "subspace_dim": 5,
+                              "subspace_dims": [0, 5]}})

@@ -11,6 +11,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from kssc import KSSC, clustering_error
 from kssc.auto import (
     CRITERIA,
+    SUBSPACE_CRITERIA,
     AutoKSSC,
     candidate_criteria,
     eigengap,
@@ -132,6 +133,25 @@ def test_choice_is_the_lowest_residual_among_the_candidates_own_fits():
         assert set(other.selection_[2]) == {*CRITERIA, "time_s"}
         values = {key: value[criterion] for key, value in other.selection_.items()}
         assert other.best_candidate_ == (min if best == "min" else max)(values, key=values.get)
+
+
+def test_criteria_at_several_dimensions_equal_each_dimension_alone():
+    X, y, _ = make_subspaces(3, 3, 30, 10, noise=0.1, random_state=4)
+    wrong = y.copy()
+    wrong[::3] = (wrong[::3] + 1) % 3
+    fits = {"true": (y, _graph(y)), "wrong": (wrong, _graph(wrong))}
+    together = candidate_criteria(X, fits, (2, 5, 12), random_state=1)
+    assert list(together) == [2, 5, 12]
+    for dim in (2, 5, 12):
+        alone = candidate_criteria(X, fits, dim, random_state=1)
+        for key in fits:
+            assert together[dim][key] == pytest.approx(alone[key])
+    for criterion in CRITERIA:  # SUBSPACE_CRITERIA: the ones that depend on the dimension
+        moved = together[2]["wrong"][criterion] != pytest.approx(together[5]["wrong"][criterion])
+        assert moved == (criterion in SUBSPACE_CRITERIA)
+    # 12 is above n_features - 1 = 9: scored at 9.
+    assert together[12]["true"]["residual"] == pytest.approx(subspace_residual(X, y, 9))
+    assert together[2]["true"]["residual"] > together[5]["true"]["residual"]
 
 
 def test_criteria_of_no_candidate_are_refused():
