@@ -187,3 +187,30 @@ def admm_step_range(lo, hi, X, rows, indices, inverse, rhs, mu1, mu2, gamma, aff
         gaps[i] = admm_step_point(X, rows[i], indices[i], inverse[i], rhs[i], mu1[i], mu2, gamma,
                                   affine, outlier, positive, c[i], dual[i], dual_affine[i], e[i],
                                   dual_e[i], work_k, work_d)
+
+
+@jit
+def residual_range(lo, hi, points, X, indices, coef, out):
+    """out[i] = ||points[i] - sum_m coef[i, m] X[indices[i, m]]|| for i in [lo, hi), summed
+    in float64 (rows read straight from X; zero coefficients and absent indices skipped)."""
+    k, D = indices.shape[1], X.shape[1]
+    rest = np.empty(D)
+    for i in range(lo, hi):
+        for d in range(D):
+            rest[d] = points[i, d]
+        for m in range(k):
+            c, j = coef[i, m], indices[i, m]
+            if c != 0.0 and j >= 0:
+                for d in range(D):
+                    rest[d] -= c * X[j, d]
+        s = 0.0
+        for d in range(D):
+            s += rest[d] * rest[d]
+        out[i] = np.sqrt(s)
+
+
+@parallel_jit
+def residual_blocks(bounds, points, X, indices, coef, out):
+    """`residual_range` over the blocks [bounds[b], bounds[b + 1]), in parallel."""
+    for b in prange(bounds.size - 1):
+        residual_range(bounds[b], bounds[b + 1], points, X, indices, coef, out)

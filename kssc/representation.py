@@ -9,8 +9,6 @@ from .admm import ADMM
 SOLVERS = ("relaxed", "exact")
 LAM_MODES = ("absolute", "relative", "global")
 _CHUNK_BYTES = 64 * 2**20
-# A residual block needs no more to run at BLAS speed; kept small beside the data.
-_RESIDUAL_CHUNK_BYTES = 4 * 2**20
 # FISTA's rho_0 and growth, LADMPSAP's mu_0, mu_max and growth (the paper's constants).
 _FISTA_STEP = (1.0, 1.1)
 _LADMPSAP_STEP = (0.5, 10.0, 1.1)
@@ -258,13 +256,11 @@ def kssc_coefficients(X, indices, lam, *, solver="relaxed", positive=True, lam_m
 
 
 def code_residuals(points, X, indices, coef):
-    """||points[i] - sum_m coef[i, m] X[indices[i, m]]|| of every row (float64), computed a
-    block of rows at a time (about `_RESIDUAL_CHUNK_BYTES` of gathered candidates)."""
-    n, k = indices.shape
-    out = np.empty(n)
-    block = int(max(1, _RESIDUAL_CHUNK_BYTES // (8 * k * X.shape[1])))
-    for start in range(0, n, block):
-        part = slice(start, min(start + block, n))
-        rebuilt = np.einsum("bk,bkd->bd", coef[part], np.asarray(X[indices[part]], dtype=float))
-        out[part] = np.linalg.norm(np.asarray(points[part], dtype=float) - rebuilt, axis=1)
+    """||points[i] - sum_m coef[i, m] X[indices[i, m]]|| of every row, summed in float64 by a
+    compiled kernel over numba's threads (rows read from X in place: no gathered copy)."""
+    kernels, blocks = _compiled()
+    out = np.empty(indices.shape[0])
+    kernels.residual_blocks(blocks(indices.shape[0], _n_threads()), np.asarray(points),
+                            np.asarray(X), np.ascontiguousarray(indices),
+                            np.ascontiguousarray(coef, dtype=float), out)
     return out

@@ -8,7 +8,7 @@ from sklearn.linear_model import ElasticNet, Lasso
 
 from kssc import ADMM
 from kssc.ladmpsap import solve_exact_ladmpsap
-from kssc.representation import kssc_coefficients
+from kssc.representation import code_residuals, kssc_coefficients
 
 
 def _problem(n=30, d=12, k=8, seed=0):
@@ -119,3 +119,16 @@ def test_joblib_chunks_give_the_threaded_result(solver):
                                     chunk_size=7, n_jobs=2)
     for ours, theirs in zip(chunked, threaded, strict=True):
         np.testing.assert_allclose(ours, theirs, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_code_residuals_match_numpy_on_gathered_rows(dtype):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((300, 17)).astype(dtype)
+    indices = rng.integers(0, 300, size=(300, 6))
+    indices[::7, -1] = -1  # absent candidates carry a zero coefficient
+    coef = rng.standard_normal((300, 6)) * (rng.random((300, 6)) < 0.7)
+    coef[indices < 0] = 0.0
+    rebuilt = np.einsum("nk,nkd->nd", coef, X.astype(float)[np.where(indices < 0, 0, indices)])
+    expected = np.linalg.norm(X.astype(float) - rebuilt, axis=1)
+    np.testing.assert_allclose(code_residuals(X, X, indices, coef), expected, rtol=1e-12)
