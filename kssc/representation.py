@@ -1,5 +1,7 @@
 """The k-SSC coefficient step: every point coded over its k neighbours, in memory-bounded chunks."""
 
+from contextlib import contextmanager
+
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from threadpoolctl import threadpool_limits
@@ -27,6 +29,19 @@ def _n_threads():
     import numba
 
     return numba.get_num_threads()
+
+
+@contextmanager
+def _numba_threads(n_threads):
+    """At most `n_threads` of numba's threads in this thread, restored afterwards."""
+    import numba
+
+    previous = numba.get_num_threads()
+    numba.set_num_threads(max(1, min(n_threads, previous)))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(previous)
 
 
 def _solve_chunk(X, rows, indices, method, weight, ridge, options, max_iter, positive, parallel):
@@ -207,7 +222,9 @@ def kssc_coefficients(X, indices, lam, *, solver="relaxed", positive=True, lam_m
     or NUMBA_NUM_THREADS bound them), or with `n_jobs` set, one chunk per joblib task on one
     thread each, so joblib's workers are the only parallelism: threads by default (the
     kernels release the GIL), any joblib backend (e.g. dask) through
-    ``joblib.parallel_config``; the default chunks are then at most n / n_jobs points.
+    ``joblib.parallel_config``; the default chunks are then at most n / n_jobs points. When
+    every point fits one default chunk (a small problem), the relaxed and exact solvers
+    run it on at most n_jobs of numba's threads instead (joblib's start-up would cost more).
     `progress(done, total)`, if given, is called with the number of chunks solved so far.
     `lam_rows` (n,) and `gamma` fix the per-point weights and the outlier term's gamma when
     they come from other data (`KSSC.predict`: the training points' scale); None computes
@@ -216,8 +233,10 @@ def kssc_coefficients(X, indices, lam, *, solver="relaxed", positive=True, lam_m
     n, k = indices.shape
     X = np.ascontiguousarray(X)
     indices = np.ascontiguousarray(indices, dtype=np.int64)
+    one_chunk = False
     if chunk_size is None:
         chunk_size = int(max(1, min(n, _CHUNK_BYTES // (8 * k * max(X.shape[1], k)))))
+        one_chunk = chunk_size >= n
         if n_jobs not in (None, 1):
             # At least one chunk per worker, or the workers beyond the first would idle.
             chunk_size = min(chunk_size, -(-n // effective_n_jobs(n_jobs)))
@@ -245,10 +264,19 @@ def kssc_coefficients(X, indices, lam, *, solver="relaxed", positive=True, lam_m
             else:
                 method, options = kernels.LADMPSAP, (1e-3, 1e-4, *_LADMPSAP_STEP)
                 weight, ridge = lam_rows, np.zeros(n)
-            parts = _run([delayed(_solve_chunk)(X, np.arange(a, b), indices[a:b], method,
-                                                weight[a:b], ridge[a:b], options, max_iter,
-                                                positive, parallel)
-                          for a, b in spans], n_jobs, progress)
+            def tasks(chunks, on_numba_threads):
+                return [delayed(_solve_chunk)(X, np.arange(a, b), indices[a:b], method,
+                                              weight[a:b], ridge[a:b], options, max_iter,
+                                              positive, on_numba_threads) for a, b in chunks]
+
+            if not parallel and one_chunk:
+                # Every point fits one default chunk: joblib's start-up (15-20 ms a call, 3x
+                # the coding of 1,000 points) would outweigh it; numba's threads, at most
+                # n_jobs, code it (a point's code is the same whichever thread solves it).
+                with _numba_threads(effective_n_jobs(n_jobs)):
+                    parts = _run(tasks([(0, n)], True), None, progress)
+            else:
+                parts = _run(tasks(spans, parallel), n_jobs, progress)
     coef = np.concatenate([p[0] for p in parts])
     n_iter = np.concatenate([p[1] for p in parts])
     converged = np.concatenate([p[2] for p in parts])

@@ -72,7 +72,8 @@ def test_n_jobs_runs_chunks_in_threads_of_this_process_on_one_blas_thread(solver
     serial = kssc_coefficients(X, indices, 0.05, solver=make(), positive=True)
     monkeypatch.setattr(representation, name, probe)
     with threadpool_limits(limits=2, user_api="blas"):
-        threaded = kssc_coefficients(X, indices, 0.05, solver=make(), positive=True, n_jobs=2)
+        threaded = kssc_coefficients(X, indices, 0.05, solver=make(), positive=True, n_jobs=2,
+                                     chunk_size=len(X) // 4)
     # One chunk per worker at least, every one in this process (no worker process has to
     # import numba inside the fit), each on one BLAS thread.
     assert len(calls) >= 2
@@ -81,3 +82,32 @@ def test_n_jobs_runs_chunks_in_threads_of_this_process_on_one_blas_thread(solver
     # Chunking does not change any point's code: the serial run is the reference.
     for a, b in zip(serial, threaded, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("solver", ["relaxed", "exact"])
+def test_n_jobs_on_a_problem_of_one_default_chunk_runs_on_at_most_n_jobs_numba_threads(
+        solver, monkeypatch):
+    # joblib's start-up cost 3x the coding of 1,000 points (runtime_cores: 2 cores slower
+    # than 1); such a problem runs in one call on numba's threads, at most n_jobs of them.
+    import numba
+
+    X, indices = _problem()
+    serial = kssc_coefficients(X, indices, 0.05, solver=solver, positive=True)
+    calls = []
+    original = representation._solve_chunk
+
+    def probe(*args, **kwargs):
+        calls.append((threading.get_ident(), args[-1], numba.get_num_threads()))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(representation, "_solve_chunk", probe)
+    threads = numba.get_num_threads()
+    one = kssc_coefficients(X, indices, 0.05, solver=solver, positive=True, n_jobs=1)
+    assert calls == [(threading.get_ident(), True, threads)]
+    calls.clear()
+    two = kssc_coefficients(X, indices, 0.05, solver=solver, positive=True, n_jobs=2)
+    assert calls == [(threading.get_ident(), True, min(2, threads))]
+    assert numba.get_num_threads() == threads  # restored
+    for reference, result in ((serial, one), (serial, two)):
+        for a, b in zip(reference, result, strict=True):
+            np.testing.assert_array_equal(a, b)
