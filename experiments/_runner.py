@@ -19,10 +19,12 @@ from joblib import Parallel, delayed, effective_n_jobs
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
+from kssc.representation import numba_threads
+
 from . import _io
 from ._config import check_config, config_as_dict, data_dir, results_dir_of
 from ._fingerprint import fingerprint
-from ._trial import exit_with_parent, numba_threads, preflight, trial_seed
+from ._trial import exit_with_parent, preflight, trial_seed
 
 # Columns every trial row carries, in this order (the experiment adds its own fields).
 ROW_COLUMNS = {

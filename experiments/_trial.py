@@ -273,18 +273,3 @@ def exit_with_parent(parent_pid):
     threading.Thread(target=watch, daemon=True).start()
 
 
-@contextmanager
-def numba_threads(n_threads):
-    """At most `n_threads` threads for numba's compiled kernels (the coefficient step) in this
-    thread: threadpoolctl limits BLAS only, and trial workers in parallel must not each
-    start one thread per core."""
-    import numba
-
-    previous = numba.get_num_threads()
-    numba.set_num_threads(min(n_threads, numba.config.NUMBA_NUM_THREADS))
-    try:
-        yield
-    finally:
-        numba.set_num_threads(previous)
-
-

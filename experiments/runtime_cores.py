@@ -17,6 +17,7 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from kssc.datasets import make_runtime_data
+from kssc.representation import numba_threads
 
 from ._trial import (
     Experiment,
@@ -24,7 +25,6 @@ from ._trial import (
     data_seed,
     fit_method,
     method_seed,
-    numba_threads,
     summarise_by,
     trial_seed,
     warm_up,

@@ -32,12 +32,14 @@ def _n_threads():
 
 
 @contextmanager
-def _numba_threads(n_threads):
-    """At most `n_threads` of numba's threads in this thread, restored afterwards."""
+def numba_threads(n_threads):
+    """At most `n_threads` threads (and NUMBA_NUM_THREADS) for numba's compiled kernels in
+    this thread, restored afterwards: threadpoolctl limits BLAS only (the experiments'
+    trial workers, and `kssc_coefficients` given n_jobs)."""
     import numba
 
     previous = numba.get_num_threads()
-    numba.set_num_threads(max(1, min(n_threads, previous)))
+    numba.set_num_threads(min(n_threads, numba.config.NUMBA_NUM_THREADS))
     try:
         yield
     finally:
@@ -273,7 +275,7 @@ def kssc_coefficients(X, indices, lam, *, solver="relaxed", positive=True, lam_m
                 # Every point fits one default chunk: joblib's start-up (15-20 ms a call, 3x
                 # the coding of 1,000 points) would outweigh it; numba's threads, at most
                 # n_jobs, code it (a point's code is the same whichever thread solves it).
-                with _numba_threads(effective_n_jobs(n_jobs)):
+                with numba_threads(min(effective_n_jobs(n_jobs), _n_threads())):
                     parts = _run(tasks([(0, n)], True), None, progress)
             else:
                 parts = _run(tasks(spans, parallel), n_jobs, progress)
