@@ -47,10 +47,14 @@ def aggregate(graph):
     return members, step.shape[1] + alone.size
 
 
-def restrict(P, members, n_coarse, weights=None):
+def restrict(P, members, n_coarse, weights=None, columns=None):
     """The n_coarse x n_coarse CSR matrix C[a, b] = sum of w_i P_ij w_j over the points i of
-    aggregate a and j of b (w: `weights`, or ones), summed over row chunks of P."""
+    aggregate a and j of b (w: `weights`, or ones), summed over row chunks of P.
+
+    `columns`: (members, weights) of P's columns when they are not its rows' (a row block
+    whose columns are renumbered to the points it touches, `kssc.distributed`)."""
     P = sp.csr_matrix(P)
+    column_members, column_weights = (members, weights) if columns is None else columns
     coarse = sp.csr_matrix((n_coarse, n_coarse))
     rows_per_chunk = max(1, _RESTRICT_ENTRIES * P.shape[0] // max(P.nnz, 1))
     for start in range(0, P.shape[0], rows_per_chunk):
@@ -58,8 +62,10 @@ def restrict(P, members, n_coarse, weights=None):
         span = slice(P.indptr[start], P.indptr[stop])
         rows = np.repeat(np.arange(start, stop), np.diff(P.indptr[start:stop + 1]))
         cols = P.indices[span]
-        values = P.data[span] if weights is None else P.data[span] * weights[rows] * weights[cols]
-        coarse = coarse + sp.csr_matrix((values, (members[rows], members[cols])),
+        values = P.data[span]
+        if weights is not None:
+            values = values * weights[rows] * column_weights[cols]
+        coarse = coarse + sp.csr_matrix((values, (members[rows], column_members[cols])),
                                         shape=(n_coarse, n_coarse))
     coarse.eliminate_zeros()  # sums that cancel: not an edge of the coarse graph
     return coarse

@@ -9,7 +9,6 @@ a point) and sends each block its aggregates' rows of the coarse eigenvectors.
 """
 
 import numpy as np
-import scipy.sparse as sp
 
 from .. import _multilevel
 from ..spectral import top_eigenvectors
@@ -41,20 +40,18 @@ def take(block, local):
 def coarse_rows(P_block, own, n_coarse, *halo):
     """This block's part of Q^T P Q (n_coarse x n_coarse, sparse)."""
     pieces = np.concatenate(halo)
-    spread = sp.csr_matrix((pieces[:, 1], (np.arange(len(pieces)), pieces[:, 0].astype(int))),
-                           shape=(len(pieces), n_coarse))
-    gather = sp.csr_matrix((own[:, 1], (own[:, 0].astype(int), np.arange(len(own)))),
-                           shape=(n_coarse, len(own)))
-    return (gather @ (P_block @ spread)).tocsr()
+    return _multilevel.restrict(P_block, own[:, 0].astype(np.int64), n_coarse, own[:, 1],
+                                columns=(pieces[:, 0].astype(np.int64), pieces[:, 1]))
 
 
-def prolong(own, vectors, offset):
-    """This block's rows of Q V, from V's rows of the block's aggregates (from `offset` on)."""
-    return own[:, 1:2] * vectors[own[:, 0].astype(int) - offset]
+def prolong(own, vectors, offset, dtype):
+    """This block's rows of Q V in `dtype`, from V's rows of the block's aggregates (from
+    `offset` on)."""
+    return (own[:, 1:2] * vectors[own[:, 0].astype(int) - offset]).astype(dtype, copy=False)
 
 
-def coarse_start(client, operator, W, degrees, width, random_state):
-    """Row blocks (futures) of an orthonormal n x width start (module docstring)."""
+def coarse_start(client, operator, W, degrees, width, random_state, dtype=np.float64):
+    """Row blocks (futures) of an orthonormal n x width start in `dtype` (module docstring)."""
     found = [client.submit(local_aggregation, w, a, b, d)
              for w, (a, b), d in zip(W.futures, W.spans(), degrees.futures, strict=True)]
     sizes = client.gather([part(client, f, 2) for f in found])
@@ -71,5 +68,5 @@ def coarse_start(client, operator, W, degrees, width, random_state):
     _, vectors = top_eigenvectors(coarse, min(width, n_coarse - 1), random_state)
     # Each task carries its block's rows of V: unlike scattered data, which the scheduler
     # forgets once the client drops it, a task's inputs let it recompute a lost block.
-    return [client.submit(prolong, o, vectors[a:b], a)
+    return [client.submit(prolong, o, vectors[a:b], a, dtype)
             for o, a, b in zip(own, offsets[:-1], offsets[1:], strict=True)]

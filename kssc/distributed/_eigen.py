@@ -40,21 +40,36 @@ def _width(block):
 
 
 def residual(state, values):
-    """R = A X - X diag(values) of this block's state (X, A X, P, A P)."""
+    """R = A X - X diag(values) of this block's state (X, A X, P, A P), in X's dtype."""
     X, AX = state[0], state[1]
-    return (AX - X * values,)
+    return (AX - X * values.astype(X.dtype),)
 
 
 def grams(state, checked, AR):
-    """S^T S and S^T (A S) of this block, S = [X, R, P] (P omitted while None)."""
+    """S^T S and S^T (A S) of this block in float64, S = [X, R, P] (P omitted while None).
+
+    Block by block (S is never stacked: a copy of 3 n_b p entries, twice, cost more than the
+    products), the upper blocks only: both matrices are symmetric (A is), and the client
+    symmetrises H anyway."""
     S, AS = _basis(state, checked, AR)
-    return S.T @ S, S.T @ AS
+    widths = [s.shape[1] for s in S]
+    cuts = np.concatenate([[0], np.cumsum(widths)])
+    G = np.zeros((cuts[-1], cuts[-1]))
+    H = np.zeros((cuts[-1], cuts[-1]))
+    for i, (a, b) in enumerate(zip(cuts[:-1], cuts[1:], strict=True)):
+        for j in range(i, len(S)):
+            c, d = cuts[j], cuts[j + 1]
+            G[a:b, c:d] = S[i].T @ S[j]
+            H[a:b, c:d] = S[i].T @ AS[j]
+            G[c:d, a:b], H[c:d, a:b] = G[a:b, c:d].T, H[a:b, c:d].T
+    return G, H
 
 
 def update(state, checked, AR, C):
     """The next state: P = [R, P] C' (C' = C less its rows for X), X = X C_x + P, and their
-    products with the operator, updated the same way."""
+    products with the operator, updated the same way (in X's dtype)."""
     X, AX, P, AP = state
+    C = C.astype(X.dtype, copy=False)
     if checked is None:
         return X @ C, AX @ C, None, None
     w = X.shape[1]
@@ -65,12 +80,13 @@ def update(state, checked, AR, C):
 
 
 def _basis(state, checked, AR):
+    """S and A S as lists of column blocks: [X], then [X, R], then [X, R, P]."""
     X, AX, P, AP = state
     if checked is None:
-        return X, AX
+        return [X], [AX]
     if P is None:
-        return np.hstack([X, checked[0]]), np.hstack([AX, AR])
-    return np.hstack([X, checked[0], P]), np.hstack([AX, AR, AP])
+        return [X, checked[0]], [AX, AR]
+    return [X, checked[0], P], [AX, AR, AP]
 
 
 def rayleigh_ritz(G, H, p):

@@ -53,6 +53,25 @@ def test_restrict_equals_the_galerkin_product_whatever_the_chunks(monkeypatch, e
                                reference, rtol=1e-12, atol=1e-15)
 
 
+def test_restrict_of_row_blocks_with_renumbered_columns_sums_to_the_whole():
+    """A row block whose columns are renumbered to the points it touches (the distributed
+    fit's blocks) restricts, with its columns' members and weights, to its share of Q^T P Q."""
+    W, _ = block_graph(3, 200, seed=6)
+    P, _ = _normalized_affinity(W)
+    members, n_coarse = _multilevel.aggregation(P, 1, coarse_size=40)
+    q = np.random.default_rng(1).random(P.shape[0])
+    total = np.zeros((n_coarse, n_coarse))
+    for start, stop in [(0, 250), (250, 600)]:
+        block = P[start:stop]
+        touched = np.unique(block.indices)
+        renumbered = sp.csr_matrix((block.data, np.searchsorted(touched, block.indices),
+                                    block.indptr), shape=(stop - start, touched.size))
+        total += _multilevel.restrict(renumbered, members[start:stop], n_coarse,
+                                      q[start:stop], columns=(members[touched], q[touched]))
+    np.testing.assert_allclose(total, _multilevel.restrict(P, members, n_coarse, q).toarray(),
+                               rtol=1e-12, atol=1e-15)
+
+
 def test_coarse_start_is_orthonormal_and_near_the_eigenvectors():
     W, _ = block_graph(4, 300, seed=1)
     P, degrees = _normalized_affinity(W)

@@ -103,6 +103,35 @@ def test_isolated_point_gets_the_largest_clusters_label_as_in_kssc(client):
         assert fitted[5] == np.bincount(fitted[others]).argmax()
 
 
+@pytest.mark.parametrize("marks", [0, 16])
+def test_halo_columns_by_marks_or_by_sort_match_numpy_unique(monkeypatch, marks):
+    monkeypatch.setattr(kd_spectral, "_MARKS_PER_ENTRY", marks)
+    indices = np.random.RandomState(0).randint(0, 500, 300).astype(np.int32)
+    cols, position = kd_spectral.halo_columns(indices, 1000)
+    np.testing.assert_array_equal(cols, np.unique(indices))
+    np.testing.assert_array_equal(cols[position], indices)
+    assert position.dtype == indices.dtype
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_ncut_blocks_are_the_row_blocks_of_the_single_machines_ncut_matrix(dtype):
+    X, _ = _data(seed=1)
+    W = KSSC(n_clusters=3, **SERIAL).fit(X).affinity_matrix_.tocsr()
+    W.data[:5] = 1e-7  # below the threshold: dropped by both
+    W = ((W + W.T) / 2).tocsr()
+    P, degrees = normalized_affinity(W)
+    bounds = np.array([0, 100, 250, 360])
+    for start, stop in zip(bounds[:-1], bounds[1:], strict=True):
+        pattern, halo = kd_spectral.ncut_pattern(W[start:stop], start, bounds)
+        columns = np.concatenate([rows + bounds[c] for c, rows in enumerate(halo)])
+        block = kd_spectral.ncut_block(pattern, degrees[start:stop], degrees[columns],
+                                       dtype=dtype)
+        assert block.dtype == dtype
+        np.testing.assert_array_equal(columns, np.unique(P[start:stop].indices))
+        np.testing.assert_allclose(block.toarray(), P[start:stop][:, columns].toarray(),
+                                   rtol=1e-6 if dtype == np.float32 else 1e-14, atol=0)
+
+
 def test_rayleigh_ritz_solves_the_generalised_eigenproblem():
     rng = np.random.RandomState(0)
     S = rng.randn(50, 9)
