@@ -3,8 +3,10 @@
 The order is total: a higher score is better and, between equal scores, a fixed
 pseudo-random order of the indices per row (`_key`),
 so the result does not depend on the order in which blocks arrive (a multi-threaded search
-is deterministic). A row's worst kept pair is the threshold a new entry must beat: after a
-few blocks almost none does, so an update is one compare per entry, at memory speed.
+is deterministic). Each row's k pairs are a binary min-heap in that order: the worst kept
+pair, at position 0, is the threshold a new entry must beat (after a few blocks almost none
+does, so an update is one compare per entry, at memory speed), and an entry that does
+replaces it in log k steps.
 Imported on first use (numba's import is heavy). No fastmath: -inf marks excluded entries.
 """
 
@@ -25,77 +27,81 @@ def _key(row, index):
 
 
 @jit
-def _worst(scores, indices, row):
-    """Position of the worst kept pair of `row`."""
-    w = 0
-    for p in range(1, scores.shape[1]):
-        s, ws = scores[row, p], scores[row, w]
-        if s < ws or (s == ws and _key(row, indices[row, p]) > _key(row, indices[row, w])):
-            w = p
-    return w
+def _worse(s, i, t, j, row):
+    """Whether pair (s, i) is worse than (t, j) in `row`'s order (the key only on a tie)."""
+    return s < t or (s == t and _key(row, i) > _key(row, j))
 
 
 @jit
-def _kth_largest(values, rank, top):
-    """The `rank`-th largest of `values` (-inf when there are at most `rank`), by a small
-    insertion buffer `top`."""
-    if values.size <= rank:
-        return -np.inf
-    for p in range(rank):
-        top[p] = -np.inf
-    low = 0
-    for v in values:
-        if v > top[low]:
-            top[low] = v
-            for p in range(rank):
-                if top[p] < top[low]:
-                    low = p
-    return top[low]
+def _offer(scores, indices, g, v, i):
+    """Put (v, i) in place of row g's worst pair (the heap's root) and restore the heap."""
+    k = scores.shape[1]
+    p = 0
+    while True:
+        c = 2 * p + 1
+        if c >= k:
+            break
+        if c + 1 < k and _worse(scores[g, c + 1], indices[g, c + 1], scores[g, c],
+                                indices[g, c], g):
+            c += 1
+        if not _worse(scores[g, c], indices[g, c], v, i, g):
+            break
+        scores[g, p] = scores[g, c]
+        indices[g, p] = indices[g, c]
+        p = c
+    scores[g, p] = v
+    indices[g, p] = i
 
 
 @jit
-def _offer(scores, indices, g, v, i, w):
-    """Put (v, i) in place of row g's worst pair w; return the new worst position."""
-    scores[g, w] = v
-    indices[g, w] = i
-    return _worst(scores, indices, g)
+def _update_rows(S, n_groups, col_ids, slots, skip, scores, indices):
+    """Row r of S joins the top-k of row slots[r], except the entry of index skip[r].
 
-
-@jit
-def _update_rows(S, maxima, floor_rank, col_ids, slots, skip, scores, indices):
-    """Row r of S joins the top-k of row slots[r], except the entry of index skip[r]. Column
-    group q (columns q, q + n_groups, ...) is read only when its maximum maxima[r, q]
-    reaches both the row's threshold and its floor (the `floor_rank`-th largest group
-    maximum: that many entries of the block are at least that, so nothing below it can be
-    among the best k);
-    the columns past the last whole group are always read."""
-    n_groups = maxima.shape[1]
+    A row's group maxima (group q: columns q, q + n_groups, ...) are taken first, by an
+    elementwise maximum of contiguous slabs that also notes where each maximum lies; a group
+    is read only when its maximum reaches the row's threshold. When more groups than k
+    reach it (a row whose top-k is empty or weak for this block), those maxima are offered
+    first: the threshold is then at least the k-th largest group maximum, and the groups'
+    other entries seldom enter (an entry that enters costs log k steps). The columns past
+    the last whole group are always read."""
+    k = scores.shape[1]
     group = S.shape[1] // n_groups
-    top = np.empty(max(floor_rank, 1), dtype=maxima.dtype)
+    maxima = np.empty(n_groups, dtype=S.dtype)
+    where = np.zeros(n_groups, dtype=np.int64)
     for r in range(S.shape[0]):
         g = slots[r]
-        w = _worst(scores, indices, g)
-        ws, wk = scores[g, w], _key(g, indices[g, w])
+        for q in range(n_groups):
+            maxima[q] = S[r, q]
+            where[q] = q
+        for t in range(1, group):
+            slab = S[r, n_groups * t:n_groups * (t + 1)]
+            for q in range(n_groups):
+                if slab[q] > maxima[q]:  # this form vectorises (max() did not: 5x slower)
+                    maxima[q] = slab[q]
+                    where[q] = n_groups * t + q
         passing = 0
         for q in range(n_groups):
-            passing += maxima[r, q] >= ws
-        # The floor prunes only when more groups than its rank reach the threshold.
-        floor = _kth_largest(maxima[r], floor_rank, top) if passing > floor_rank else -np.inf
+            passing += maxima[q] >= scores[g, 0]
+        seeded = passing > k
+        if seeded:
+            for q in range(n_groups):
+                c = where[q]
+                if _worse(scores[g, 0], indices[g, 0], S[r, c], col_ids[c], g) \
+                        and col_ids[c] != skip[r]:
+                    _offer(scores, indices, g, S[r, c], col_ids[c])
         for q in range(n_groups):
-            m = maxima[r, q]
-            if m >= ws and m >= floor:
+            if maxima[q] >= scores[g, 0]:
                 for t in range(group):
                     c = q + n_groups * t
-                    v = S[r, c]
-                    if (v > ws or (v == ws and _key(g, col_ids[c]) < wk)) \
+                    if seeded and c == where[q]:
+                        continue  # offered above
+                    if _worse(scores[g, 0], indices[g, 0], S[r, c], col_ids[c], g) \
                             and col_ids[c] != skip[r]:
-                        w = _offer(scores, indices, g, v, col_ids[c], w)
-                        ws, wk = scores[g, w], _key(g, indices[g, w])
+                        _offer(scores, indices, g, S[r, c], col_ids[c])
         for c in range(n_groups * group, S.shape[1]):
-            v = S[r, c]
-            if (v > ws or (v == ws and _key(g, col_ids[c]) < wk)) and col_ids[c] != skip[r]:
-                w = _offer(scores, indices, g, v, col_ids[c], w)
-                ws, wk = scores[g, w], _key(g, indices[g, w])
+            if _worse(scores[g, 0], indices[g, 0], S[r, c], col_ids[c], g) \
+                    and col_ids[c] != skip[r]:
+                _offer(scores, indices, g, S[r, c], col_ids[c])
 
 
 @jit
@@ -105,27 +111,23 @@ def _update_columns(S, maxima, floor, row_ids, scores, indices, col_start):
     maxima[q, c] reaches the threshold and floor[c] (as `_update_rows`)."""
     n_groups, n_cols = maxima.shape
     group = S.shape[0] // n_groups
-    worst = np.empty(n_cols, dtype=np.int64)
     gate = np.empty(n_cols, dtype=S.dtype)
     for c in range(n_cols):
-        worst[c] = _worst(scores, indices, col_start + c)
-        gate[c] = max(scores[col_start + c, worst[c]], floor[c])
+        gate[c] = max(scores[col_start + c, 0], floor[c])
     for q in range(n_groups):
         for c in range(n_cols):
             if maxima[q, c] >= gate[c]:
                 g = col_start + c
                 for t in range(group):
                     r = q + n_groups * t
-                    v, ws = S[r, c], scores[g, worst[c]]
-                    if v > ws or (v == ws and _key(g, row_ids[r]) < _key(g, indices[g, worst[c]])):
-                        worst[c] = _offer(scores, indices, g, v, row_ids[r], worst[c])
-                gate[c] = max(scores[g, worst[c]], floor[c])
+                    if _worse(scores[g, 0], indices[g, 0], S[r, c], row_ids[r], g):
+                        _offer(scores, indices, g, S[r, c], row_ids[r])
+                gate[c] = max(scores[g, 0], floor[c])
     for r in range(n_groups * group, S.shape[0]):
         for c in range(n_cols):
             g = col_start + c
-            v, ws = S[r, c], scores[g, worst[c]]
-            if v > ws or (v == ws and _key(g, row_ids[r]) < _key(g, indices[g, worst[c]])):
-                worst[c] = _offer(scores, indices, g, v, row_ids[r], worst[c])
+            if _worse(scores[g, 0], indices[g, 0], S[r, c], row_ids[r], g):
+                _offer(scores, indices, g, S[r, c], row_ids[r])
 
 
 def _group(length, k):
@@ -144,20 +146,14 @@ def update_rows(S, col_ids, scores, indices, slots, skip=None):
     """Row r of S (entry c has index col_ids[c]) joins the top-k of row slots[r] (an int
     array, or an int: slots[r] = slots + r), except the entry of index skip[r] (None: none).
 
-    Group maxima first (an elementwise maximum of contiguous slabs, at memory speed), so
-    the compiled scan reads only the groups that can still enter."""
+    The compiled scan reads only the column groups whose maximum can still enter."""
     rows, width = S.shape
     k = scores.shape[1]
     if np.ndim(slots) == 0:
         slots = np.arange(slots, slots + rows)
-    # A skipped entry may be one of the k largest group maxima: then only the k + 1st
-    # bounds the k best others from below.
-    floor_rank = k if skip is None else k + 1
     if skip is None:
         skip = np.full(rows, -1, dtype=np.int64)
-    n_groups = width // _group(width, k)
-    maxima = S[:, :n_groups * (width // n_groups)].reshape(rows, -1, n_groups).max(axis=1)
-    _update_rows(S, maxima, floor_rank, col_ids, slots, skip, scores, indices)
+    _update_rows(S, width // _group(width, k), col_ids, slots, skip, scores, indices)
 
 
 def update_columns(S, row_ids, scores, indices, col_start):
