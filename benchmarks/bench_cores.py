@@ -1,15 +1,19 @@
 """Every solver on 1 and 2 cores, with the thread counts each stage actually ran on.
 
 The runtime_cores setting (`conf/experiment/runtime_cores.yaml`): N = 1,000 (--n-per-subspace
-200, 5 subspaces of dimension 4 in D = 500), k = 6. "c cores" is what the experiment sets:
-BLAS and numba limited to c threads and n_jobs = c for estimators that take it. Each method
-is first fitted once, untimed, on a slice. Probes wrapped around the kernels record, while the
-fit runs, the BLAS threads (threadpoolctl), numba's threads, and the processes and threads
-joblib ran the coefficient chunks on; the eigensolver's BLAS threads in the spectral step.
+200, 5 subspaces of dimension 4 in D = 500), k = 6; k-SSC with its three solvers, SSC with
+two, and the other baselines (GFS/OMP, TSC, SSSC, GSC) with their defaults. "c cores" is
+what the experiment sets: BLAS and numba limited to c threads and n_jobs = c for estimators
+that take it. Each method is first fitted once, untimed, on a slice; then `--repeats` timed
+fits, the median kept. Probes wrapped around the kernels record, while the last fit runs,
+the BLAS threads (threadpoolctl), numba's threads, and the processes and threads joblib ran
+the coefficient chunks on (k-SSC and SSC only); the eigensolver's BLAS threads in the
+spectral step.
 
-Run: python -m benchmarks.bench_cores [--n-per-subspace 200] [--output x.csv]
-Prints one row per (solver, cores); asserts nothing. Timings on a loaded machine are noisy:
-the load average is printed.
+Run: python -m benchmarks.bench_cores [--n-per-subspace 200] [--repeats 5]
+Prints one row per (solver, cores) and writes them to results/bench_cores.csv (--output;
+sidecar: versions, load average); asserts nothing. Timings on a loaded machine are noisy:
+the load average is recorded.
 """
 
 import argparse
@@ -22,11 +26,14 @@ from pathlib import Path
 from unittest import mock
 
 import numba
+import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_info, threadpool_limits
 
+from experiments import _io
+from experiments._checkout import REPO_ROOT as REPO
 from kssc import ADMM, KSSC, clustering_error, representation, spectral
-from kssc.baselines import SSC, _ssc_solvers
+from kssc.baselines import GFS, GSC, SSC, SSSC, TSC, _ssc_solvers
 from kssc.datasets import make_runtime_data
 
 _KSSC = {"n_neighbors": 6, "neighbor_pcs": 0, "n_random": 0, "lam": 0.1, "lam_mode": "absolute",
@@ -40,6 +47,10 @@ METHODS = {
     "kssc_admm": lambda c: KSSC(5, solver=ADMM(), positive=False, n_jobs=c, **_KSSC),
     "ssc_relaxed_par": lambda c: SSC(5, solver="relaxed", **_SSC),
     "ssc_exact_par": lambda c: SSC(5, solver="exact", **_SSC),
+    "gfs_omp": lambda c: GFS(5, random_state=0),
+    "tsc": lambda c: TSC(5, random_state=0),
+    "sssc": lambda c: SSSC(5, random_state=0),
+    "gsc": lambda c: GSC(5, random_state=0),
 }
 # Where the probes go: the functions each stage calls with its thread limits in force.
 _COEFFICIENT_KERNELS = [(representation, "_solve_chunk"), (representation, "_admm_each"),
@@ -64,7 +75,7 @@ def _probe(module, name, log):
     return mock.patch.object(module, name, probed)
 
 
-def measure(name, cores, X, y):
+def measure(name, cores, X, y, repeats=1):
     make = METHODS[name]
     coefficients, eigen = [], []
     with threadpool_limits(limits=cores), ExitStack() as stack:
@@ -74,15 +85,19 @@ def measure(name, cores, X, y):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             make(cores).fit(X[::16])
-            for module, kernel in _COEFFICIENT_KERNELS:
-                stack.enter_context(_probe(module, kernel, coefficients))
-            for module, kernel in _EIGENSOLVERS:
-                stack.enter_context(_probe(module, kernel, eigen))
-            start = time.perf_counter()
-            model = make(cores).fit(X)
-            elapsed = time.perf_counter() - start
+            times = []
+            for repeat in range(repeats):
+                if repeat == repeats - 1:
+                    for module, kernel in _COEFFICIENT_KERNELS:
+                        stack.enter_context(_probe(module, kernel, coefficients))
+                    for module, kernel in _EIGENSOLVERS:
+                        stack.enter_context(_probe(module, kernel, eigen))
+                start = time.perf_counter()
+                model = make(cores).fit(X)
+                times.append(time.perf_counter() - start)
     timings = getattr(model, "timings_", {}) or {}
-    return {"method": name, "cores": cores, "time_fit_s": elapsed,
+    return {"method": name, "cores": cores, "time_fit_s": float(np.median(times)),
+            "repeats": repeats,
             "time_coefficients_s": timings.get("coefficients", timings.get("representation")),
             "time_spectral_s": timings.get("spectral"),
             "error_pct": clustering_error(y, model.labels_),
@@ -99,19 +114,29 @@ def main(argv=None):
     parser.add_argument("--n-per-subspace", type=int, default=200)
     parser.add_argument("--cores", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
-    parser.add_argument("--output", type=Path, default=None)
+    parser.add_argument("--repeats", type=int, default=5,
+                        help="timed fits per (solver, cores); the median is kept")
+    parser.add_argument("--output", type=Path, default=REPO / "results" / "bench_cores.csv")
     args = parser.parse_args(argv)
+    started, begin = _io.now(), time.perf_counter()
     X, y = make_runtime_data(args.n_per_subspace, ambient_dim=500, subspace_dim=4,
                              n_subspaces=5, mean=0.25, var=0.001, noise=0.05,
                              random_state=0)[:2]
     print(f"N = {len(y):,}, D = 500; load average {os.getloadavg()[0]:.1f} "
           f"on {os.cpu_count()} cores")
-    rows = [measure(name, cores, X, y) for name in args.methods for cores in args.cores]
+    rows = [measure(name, cores, X, y, args.repeats)
+            for name in args.methods for cores in args.cores]
     frame = pd.DataFrame(rows)
     with pd.option_context("display.width", 200, "display.max_columns", None):
         print(frame.to_string(index=False, float_format="{:.3f}".format))
-    if args.output is not None:
-        frame.to_csv(args.output, index=False)
+    config = {"experiment": {"name": "bench_cores", "n_per_subspace": args.n_per_subspace,
+                             "cores": args.cores, "methods": args.methods,
+                             "repeats": args.repeats}}
+    _io.write_csv(frame, args.output)
+    _io.write_meta(config, args.output.with_suffix(".meta.json"), fingerprint=None,
+                   started=started, wall_time=time.perf_counter() - begin,
+                   extra={"load_average_end": os.getloadavg()})
+    print(f"wrote {args.output}")
     return frame
 
 

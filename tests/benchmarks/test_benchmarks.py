@@ -82,8 +82,9 @@ def test_distributed_model_recovers_a_linear_cost_and_divides_it_by_workers():
 
 def test_bench_cores_records_the_threads_each_stage_ran_on(tmp_path):
     pytest.importorskip("pandas")
-    frame = _load("bench_cores").main(["--n-per-subspace", "40", "--methods", "kssc_relaxed",
-                                       "kssc_admm", "--output", str(tmp_path / "cores.csv")])
+    frame = _load("bench_cores").main(["--n-per-subspace", "40", "--repeats", "2", "--methods",
+                                       "kssc_relaxed", "kssc_admm",
+                                       "--output", str(tmp_path / "cores.csv")])
     assert list(frame.method) == ["kssc_relaxed", "kssc_relaxed", "kssc_admm", "kssc_admm"]
     assert list(frame.cores) == [1, 2, 1, 2]
     # Coefficients: in this process, on one BLAS thread; at n_jobs = 2 the relaxed solver's
@@ -95,7 +96,8 @@ def test_bench_cores_records_the_threads_each_stage_ran_on(tmp_path):
     assert two.loc["kssc_relaxed", "coef_numba_threads"] == min(2, numba.config.NUMBA_NUM_THREADS)
     assert two.loc["kssc_admm", "coef_calls"] >= 2
     assert (frame.eigen_blas_threads == 1).all()
-    assert (tmp_path / "cores.csv").is_file()
+    assert (tmp_path / "cores.csv").is_file() and (tmp_path / "cores.meta.json").is_file()
+    assert (frame.repeats == 2).all()
 
 
 def test_bench_memory_reports_every_step_and_restores_the_package(capsys):
