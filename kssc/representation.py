@@ -225,8 +225,8 @@ def kssc_coefficients(X, indices, lam, *, solver="relaxed", positive=True, lam_m
     thread each, so joblib's workers are the only parallelism: threads by default (the
     kernels release the GIL), any joblib backend (e.g. dask) through
     ``joblib.parallel_config``; the default chunks are then at most n / n_jobs points. When
-    every point fits one default chunk (a small problem), the relaxed and exact solvers
-    run it on at most n_jobs of numba's threads instead (joblib's start-up would cost more).
+    every point fits one default chunk (a small problem), it runs on at most n_jobs of
+    numba's threads instead (joblib's start-up would cost more).
     `progress(done, total)`, if given, is called with the number of chunks solved so far.
     `lam_rows` (n,) and `gamma` fix the per-point weights and the outlier term's gamma when
     they come from other data (`KSSC.predict`: the training points' scale); None computes
@@ -252,8 +252,13 @@ def kssc_coefficients(X, indices, lam, *, solver="relaxed", positive=True, lam_m
             if lam_rows is None:
                 lam_rows = penalty(X, indices, lam, lam_mode, positive=positive,
                                    outlier_gamma=gamma, chunk_size=chunk_size)
-            parts = _admm_coefficients(X, indices, lam, lam_rows, solver, positive, l1_ratio,
-                                       gamma, spans, n_jobs, progress)
+            if not parallel and one_chunk:  # as below: one call on numba's threads
+                with numba_threads(min(effective_n_jobs(n_jobs), _n_threads())):
+                    parts = _admm_coefficients(X, indices, lam, lam_rows, solver, positive,
+                                               l1_ratio, gamma, [(0, n)], None, progress)
+            else:
+                parts = _admm_coefficients(X, indices, lam, lam_rows, solver, positive,
+                                           l1_ratio, gamma, spans, n_jobs, progress)
         else:
             if lam_rows is None:
                 lam_rows = penalty(X, indices, lam, lam_mode, positive=positive,

@@ -84,7 +84,7 @@ def test_n_jobs_runs_chunks_in_threads_of_this_process_on_one_blas_thread(solver
         np.testing.assert_array_equal(a, b)
 
 
-@pytest.mark.parametrize("solver", ["relaxed", "exact"])
+@pytest.mark.parametrize("solver", ["relaxed", "exact", "admm_each", "admm_all"])
 def test_n_jobs_on_a_problem_of_one_default_chunk_runs_on_at_most_n_jobs_numba_threads(
         solver, monkeypatch):
     # joblib's start-up cost 3x the coding of 1,000 points (runtime_cores: 2 cores slower
@@ -92,21 +92,25 @@ def test_n_jobs_on_a_problem_of_one_default_chunk_runs_on_at_most_n_jobs_numba_t
     import numba
 
     X, indices = _problem()
-    serial = kssc_coefficients(X, indices, 0.05, solver=solver, positive=True)
+    admm = solver.startswith("admm")
+    make = (lambda: ADMM(stopping=solver[5:])) if admm else (lambda: solver)
+    name = {"admm_each": "_admm_each", "admm_all": "_admm_advance"}.get(solver, "_solve_chunk")
+    serial = kssc_coefficients(X, indices, 0.05, solver=make(), positive=True)
     calls = []
-    original = representation._solve_chunk
+    original = getattr(representation, name)
 
     def probe(*args, **kwargs):
         calls.append((threading.get_ident(), args[-1], numba.get_num_threads()))
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(representation, "_solve_chunk", probe)
+    monkeypatch.setattr(representation, name, probe)
     threads = numba.get_num_threads()
-    one = kssc_coefficients(X, indices, 0.05, solver=solver, positive=True, n_jobs=1)
-    assert calls == [(threading.get_ident(), True, threads)]
+    one = kssc_coefficients(X, indices, 0.05, solver=make(), positive=True, n_jobs=1)
+    # ADMM's "all" rule advances its one chunk in rounds: every call on this thread.
+    assert calls and set(calls) == {(threading.get_ident(), True, threads)}
     calls.clear()
-    two = kssc_coefficients(X, indices, 0.05, solver=solver, positive=True, n_jobs=2)
-    assert calls == [(threading.get_ident(), True, min(2, threads))]
+    two = kssc_coefficients(X, indices, 0.05, solver=make(), positive=True, n_jobs=2)
+    assert calls and set(calls) == {(threading.get_ident(), True, min(2, threads))}
     assert numba.get_num_threads() == threads  # restored
     for reference, result in ((serial, one), (serial, two)):
         for a, b in zip(reference, result, strict=True):
