@@ -5,12 +5,13 @@ The runtime_cores setting (`conf/experiment/runtime_cores.yaml`): N = 1,000 (--n
 two, and the other baselines (GFS/OMP, TSC, SSSC, GSC) with their defaults. "c cores" is
 what the experiment sets: BLAS and numba limited to c threads and n_jobs = c for estimators
 that take it. Each method is first fitted once, untimed, on a slice; then `--repeats` timed
-fits, the median kept. Probes wrapped around the kernels record, while the last fit runs,
-the BLAS threads (threadpoolctl), numba's threads, and the processes and threads joblib ran
-the coefficient chunks on (k-SSC and SSC only); the eigensolver's BLAS threads in the
-spectral step.
+fits per number of cores, in turns (1, 2, then 2, 1, ...: a drift of the machine's speed
+falls on both alike), the median kept. Probes wrapped around the kernels record, during one
+more fit, the BLAS threads (threadpoolctl), numba's threads, and the processes and threads
+joblib ran the coefficient chunks on (k-SSC and SSC only); the eigensolver's BLAS threads in
+the spectral step.
 
-Run: python -m benchmarks.bench_cores [--n-per-subspace 200] [--repeats 5]
+Run: python -m benchmarks.bench_cores [--n-per-subspace 200] [--repeats 21]
 Prints one row per (solver, cores) and writes them to results/bench_cores.csv (--output;
 sidecar: versions, load average); asserts nothing. Timings on a loaded machine are noisy:
 the load average is recorded.
@@ -21,7 +22,7 @@ import os
 import threading
 import time
 import warnings
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from unittest import mock
 
@@ -75,28 +76,49 @@ def _probe(module, name, log):
     return mock.patch.object(module, name, probed)
 
 
-def measure(name, cores, X, y, repeats=1):
-    make = METHODS[name]
-    coefficients, eigen = [], []
-    with threadpool_limits(limits=cores), ExitStack() as stack:
-        previous = numba.get_num_threads()
+@contextmanager
+def _cores(cores):
+    """BLAS and numba limited to `cores` threads (restored after)."""
+    previous = numba.get_num_threads()
+    with threadpool_limits(limits=cores):
         numba.set_num_threads(cores)
-        stack.callback(numba.set_num_threads, previous)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            make(cores).fit(X[::16])
-            times = []
-            for repeat in range(repeats):
-                if repeat == repeats - 1:
-                    for module, kernel in _COEFFICIENT_KERNELS:
-                        stack.enter_context(_probe(module, kernel, coefficients))
-                    for module, kernel in _EIGENSOLVERS:
-                        stack.enter_context(_probe(module, kernel, eigen))
-                start = time.perf_counter()
-                model = make(cores).fit(X)
-                times.append(time.perf_counter() - start)
-    timings = getattr(model, "timings_", {}) or {}
-    return {"method": name, "cores": cores, "time_fit_s": float(np.median(times)),
+        try:
+            yield
+        finally:
+            numba.set_num_threads(previous)
+
+
+def _fit(name, cores, X, probed=False):
+    """(seconds, model, coefficient probe log, eigensolver probe log) of one fit on `cores`."""
+    coefficients, eigen = [], []
+    with _cores(cores), ExitStack() as stack, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if probed:
+            for module, kernel in _COEFFICIENT_KERNELS:
+                stack.enter_context(_probe(module, kernel, coefficients))
+            for module, kernel in _EIGENSOLVERS:
+                stack.enter_context(_probe(module, kernel, eigen))
+        start = time.perf_counter()
+        model = METHODS[name](cores).fit(X)
+        return time.perf_counter() - start, model, coefficients, eigen
+
+
+def measure(name, cores_list, X, y, repeats=1):
+    """One row per number of cores: the median of `repeats` timed fits, taken in turns (the
+    order of the cores alternates between repeats, so a drift of the machine's speed falls
+    on all of them alike), then one probed fit for the thread counts."""
+    for cores in cores_list:
+        _fit(name, cores, X[::16])  # the kernels loaded, untimed
+    times = {cores: [] for cores in cores_list}
+    for repeat in range(repeats):
+        for cores in (cores_list if repeat % 2 == 0 else cores_list[::-1]):
+            times[cores].append(_fit(name, cores, X)[0])
+    rows = []
+    for cores in cores_list:
+        _, model, coefficients, eigen = _fit(name, cores, X, probed=True)
+        timings = getattr(model, "timings_", {}) or {}
+        rows.append({
+            "method": name, "cores": cores, "time_fit_s": float(np.median(times[cores])),
             "repeats": repeats,
             "time_coefficients_s": timings.get("coefficients", timings.get("representation")),
             "time_spectral_s": timings.get("spectral"),
@@ -106,7 +128,8 @@ def measure(name, cores, X, y, repeats=1):
             "coef_threads": len({c["thread"] for c in coefficients}),
             "coef_blas_threads": max((c["blas"] for c in coefficients), default=None),
             "coef_numba_threads": max((c["numba"] for c in coefficients), default=None),
-            "eigen_blas_threads": max((c["blas"] for c in eigen), default=None)}
+            "eigen_blas_threads": max((c["blas"] for c in eigen), default=None)})
+    return rows
 
 
 def main(argv=None):
@@ -114,7 +137,7 @@ def main(argv=None):
     parser.add_argument("--n-per-subspace", type=int, default=200)
     parser.add_argument("--cores", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
-    parser.add_argument("--repeats", type=int, default=5,
+    parser.add_argument("--repeats", type=int, default=21,
                         help="timed fits per (solver, cores); the median is kept")
     parser.add_argument("--output", type=Path, default=REPO / "results" / "bench_cores.csv")
     args = parser.parse_args(argv)
@@ -124,8 +147,7 @@ def main(argv=None):
                              random_state=0)[:2]
     print(f"N = {len(y):,}, D = 500; load average {os.getloadavg()[0]:.1f} "
           f"on {os.cpu_count()} cores")
-    rows = [measure(name, cores, X, y, args.repeats)
-            for name in args.methods for cores in args.cores]
+    rows = [row for name in args.methods for row in measure(name, args.cores, X, y, args.repeats)]
     frame = pd.DataFrame(rows)
     with pd.option_context("display.width", 200, "display.max_columns", None):
         print(frame.to_string(index=False, float_format="{:.3f}".format))

@@ -28,7 +28,8 @@ from pathlib import Path
 import numpy as np
 
 from experiments._checkout import REPO_ROOT as REPO
-from kssc.distributed._spectral import _GUARDS  # LOBPCG's extra vectors
+from kssc._multilevel import refine_dtype
+from kssc.distributed._spectral import _GUARDS, _TOL  # LOBPCG's extra vectors, tolerance
 
 STAGES = ("neighbours", "coefficients", "spectral")
 
@@ -116,12 +117,13 @@ def fit_model(rows, quantity="time_{}_s"):
 def shuffle_bound(n, workers, dim=64, k=20, n_probe=20, n_clusters=10):
     """Upper bounds of each shuffle's bytes for n points on 2 * workers blocks, and of the
     halo LOBPCG moves per iteration (one group per worker; a row of W has at most 2 k
-    entries off the diagonal): docs/scaling.md."""
+    entries off the diagonal; LOBPCG's precision at its tolerance): docs/scaling.md."""
     copies = min(2 * workers, n_probe)
     return {"rows_by_list": n * ((8 * dim + 16) + copies * (8 * dim + 8 + 8 * n_probe)),
             "neighbour_rows": n * k * (8 * dim + 8), "transpose": n * k * 16,
             "eigen_halo per iteration":
-                n * min(workers - 1, 2 * k) * (n_clusters + _GUARDS) * 8}
+                n * min(workers - 1, 2 * k) * (n_clusters + _GUARDS)
+                * np.dtype(refine_dtype(_TOL)).itemsize}
 
 
 def predict(model, n, workers):
