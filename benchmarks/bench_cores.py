@@ -6,10 +6,10 @@ two, and the other baselines (GFS/OMP, TSC, SSSC, GSC) with their defaults. "c c
 what the experiment sets: BLAS and numba limited to c threads and n_jobs = c for estimators
 that take it. Each method is first fitted once, untimed, on a slice; then `--repeats` timed
 fits per number of cores, in turns (1, 2, then 2, 1, ...: a drift of the machine's speed
-falls on both alike), the median kept. Probes wrapped around the kernels record, during one
-more fit, the BLAS threads (threadpoolctl), numba's threads, and the processes and threads
-joblib ran the coefficient chunks on (k-SSC and SSC only); the eigensolver's BLAS threads in
-the spectral step.
+falls on both alike), the median and the fastest kept. Probes wrapped around the kernels
+record, during one more fit, the BLAS threads (threadpoolctl), numba's threads, and the
+processes and threads joblib ran the coefficient chunks on (k-SSC and SSC only); the
+eigensolver's BLAS threads in the spectral step.
 
 Run: python -m benchmarks.bench_cores [--n-per-subspace 200] [--repeats 21]
 Prints one row per (solver, cores) and writes them to results/bench_cores.csv (--output;
@@ -119,7 +119,7 @@ def measure(name, cores_list, X, y, repeats=1):
         timings = getattr(model, "timings_", {}) or {}
         rows.append({
             "method": name, "cores": cores, "time_fit_s": float(np.median(times[cores])),
-            "repeats": repeats,
+            "time_fit_min_s": float(np.min(times[cores])), "repeats": repeats,
             "time_coefficients_s": timings.get("coefficients", timings.get("representation")),
             "time_spectral_s": timings.get("spectral"),
             "error_pct": clustering_error(y, model.labels_),
