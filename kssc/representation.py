@@ -1,6 +1,6 @@
 """The k-SSC coefficient step: every point coded over its k neighbours, in memory-bounded chunks."""
 
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
@@ -244,21 +244,23 @@ def kssc_coefficients(X, indices, lam, *, solver="relaxed", positive=True, lam_m
             chunk_size = min(chunk_size, -(-n // effective_n_jobs(n_jobs)))
     spans = [(s, min(s + chunk_size, n)) for s in range(0, n, chunk_size)]
     parallel = n_jobs is None or n_jobs == 1
+    threads = nullcontext()
+    if not parallel and one_chunk:
+        # Every point fits one default chunk: joblib's start-up (15-20 ms a call, 3x the
+        # coding of 1,000 points) would outweigh it; numba's threads, at most n_jobs, code it
+        # in one call (a point's code is the same whichever thread solves it).
+        threads = numba_threads(min(effective_n_jobs(n_jobs), _n_threads()))
+        spans, n_jobs, parallel = [(0, n)], None, True
     # LAPACK runs inside the kernels (eigvalsh, inv) on tiny matrices: one BLAS thread each.
-    with threadpool_limits(limits=1, user_api="blas"):
+    with threadpool_limits(limits=1, user_api="blas"), threads:
         if isinstance(solver, ADMM):
             if gamma is None and solver.outlier:
                 gamma = outlier_gamma(X, lam)
             if lam_rows is None:
                 lam_rows = penalty(X, indices, lam, lam_mode, positive=positive,
                                    outlier_gamma=gamma, chunk_size=chunk_size)
-            if not parallel and one_chunk:  # as below: one call on numba's threads
-                with numba_threads(min(effective_n_jobs(n_jobs), _n_threads())):
-                    parts = _admm_coefficients(X, indices, lam, lam_rows, solver, positive,
-                                               l1_ratio, gamma, [(0, n)], None, progress)
-            else:
-                parts = _admm_coefficients(X, indices, lam, lam_rows, solver, positive,
-                                           l1_ratio, gamma, spans, n_jobs, progress)
+            parts = _admm_coefficients(X, indices, lam, lam_rows, solver, positive, l1_ratio,
+                                       gamma, spans, n_jobs, progress)
         else:
             if lam_rows is None:
                 lam_rows = penalty(X, indices, lam, lam_mode, positive=positive,
@@ -271,19 +273,10 @@ def kssc_coefficients(X, indices, lam, *, solver="relaxed", positive=True, lam_m
             else:
                 method, options = kernels.LADMPSAP, (1e-3, 1e-4, *_LADMPSAP_STEP)
                 weight, ridge = lam_rows, np.zeros(n)
-            def tasks(chunks, on_numba_threads):
-                return [delayed(_solve_chunk)(X, np.arange(a, b), indices[a:b], method,
-                                              weight[a:b], ridge[a:b], options, max_iter,
-                                              positive, on_numba_threads) for a, b in chunks]
-
-            if not parallel and one_chunk:
-                # Every point fits one default chunk: joblib's start-up (15-20 ms a call, 3x
-                # the coding of 1,000 points) would outweigh it; numba's threads, at most
-                # n_jobs, code it (a point's code is the same whichever thread solves it).
-                with numba_threads(min(effective_n_jobs(n_jobs), _n_threads())):
-                    parts = _run(tasks([(0, n)], True), None, progress)
-            else:
-                parts = _run(tasks(spans, parallel), n_jobs, progress)
+            parts = _run([delayed(_solve_chunk)(X, np.arange(a, b), indices[a:b], method,
+                                                weight[a:b], ridge[a:b], options, max_iter,
+                                                positive, parallel)
+                          for a, b in spans], n_jobs, progress)
     coef = np.concatenate([p[0] for p in parts])
     n_iter = np.concatenate([p[1] for p in parts])
     converged = np.concatenate([p[2] for p in parts])
