@@ -22,7 +22,7 @@ import os
 import threading
 import time
 import warnings
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from pathlib import Path
 from unittest import mock
 
@@ -36,6 +36,7 @@ from experiments._checkout import REPO_ROOT as REPO
 from kssc import ADMM, KSSC, clustering_error, representation, spectral
 from kssc.baselines import GFS, GSC, SSC, SSSC, TSC, _ssc_solvers
 from kssc.datasets import make_runtime_data
+from kssc.representation import numba_threads
 
 _KSSC = {"n_neighbors": 6, "neighbor_pcs": 0, "n_random": 0, "lam": 0.1, "lam_mode": "absolute",
          "normalize": True, "affinity": "symmetric", "metric": "euclidean", "tol": 1e-6,
@@ -76,22 +77,11 @@ def _probe(module, name, log):
     return mock.patch.object(module, name, probed)
 
 
-@contextmanager
-def _cores(cores):
-    """BLAS and numba limited to `cores` threads (restored after)."""
-    previous = numba.get_num_threads()
-    with threadpool_limits(limits=cores):
-        numba.set_num_threads(cores)
-        try:
-            yield
-        finally:
-            numba.set_num_threads(previous)
-
-
 def _fit(name, cores, X, probed=False):
     """(seconds, model, coefficient probe log, eigensolver probe log) of one fit on `cores`."""
     coefficients, eigen = [], []
-    with _cores(cores), ExitStack() as stack, warnings.catch_warnings():
+    with (threadpool_limits(limits=cores), numba_threads(cores), ExitStack() as stack,
+          warnings.catch_warnings()):
         warnings.simplefilter("ignore")
         if probed:
             for module, kernel in _COEFFICIENT_KERNELS:
@@ -138,7 +128,7 @@ def main(argv=None):
     parser.add_argument("--cores", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
     parser.add_argument("--repeats", type=int, default=21,
-                        help="timed fits per (solver, cores); the median is kept")
+                        help="timed fits per (solver, cores); the median and fastest are kept")
     parser.add_argument("--output", type=Path, default=REPO / "results" / "bench_cores.csv")
     args = parser.parse_args(argv)
     started, begin = _io.now(), time.perf_counter()
