@@ -58,13 +58,19 @@ def _normalized_affinity(W, offset=0.5, threshold=1e-6):
     P = W + sp.diags(0.5 * (abs_sum - signed_sum) + offset)
     del W
     scale = 1.0 / np.sqrt(degrees)
+    return scale_entries(P, scale, scale), degrees
+
+
+def scale_entries(P, row_scale, column_scale):
+    """P (CSR) with entry p_ij replaced by (row_scale[i] p_ij) column_scale[j], in place, in
+    chunks of `_SCALE_ROWS` rows (bounds the gathered scale factors)."""
     counts = np.diff(P.indptr)
     for start in range(0, P.shape[0], _SCALE_ROWS):
         stop = min(start + _SCALE_ROWS, P.shape[0])
         part = P.data[P.indptr[start]:P.indptr[stop]]
-        part *= np.repeat(scale[start:stop], counts[start:stop])
-        part *= scale[P.indices[P.indptr[start]:P.indptr[stop]]]
-    return P, degrees
+        part *= np.repeat(row_scale[start:stop], counts[start:stop])
+        part *= column_scale[P.indices[P.indptr[start]:P.indptr[stop]]]
+    return P
 
 
 def _is_symmetric(W, tol=1e-10):

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import _multilevel
 from ..spectral import top_eigenvectors
+from . import _eigen
 from ._blocks import part
 
 _THRESHOLD = 1e-6
@@ -31,10 +32,6 @@ def local_aggregation(W, start, stop, degrees):
 def labelled(members, q, offset):
     """(global aggregate, q) of each row as an n_b x 2 array, for the halo exchange."""
     return np.column_stack([members + offset, q])
-
-
-def take(block, local):
-    return block[local]
 
 
 def coarse_rows(P_block, own, n_coarse, *halo):
@@ -60,7 +57,7 @@ def coarse_start(client, operator, W, degrees, width, random_state, dtype=np.flo
     own = [client.submit(labelled, part(client, f, 0), part(client, f, 1), int(offset))
            for f, offset in zip(found, offsets[:-1], strict=True)]
     rows = [client.submit(coarse_rows, block, own[b], n_coarse,
-                          *[client.submit(take, own[c], local) for c, local in pieces])
+                          *[client.submit(_eigen.take, own[c], local) for c, local in pieces])
             for b, (block, pieces) in enumerate(zip(operator.blocks, operator.halo,
                                                     strict=True))]
     coarse = sum(client.gather(rows))

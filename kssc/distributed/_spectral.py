@@ -17,10 +17,10 @@ import scipy.sparse as sp
 from scipy.linalg import svd
 from sklearn.exceptions import ConvergenceWarning
 
-from .._multilevel import refine_dtype
+from .._multilevel import refine_dtype, with_values
 from .._warnings import warn_caller
 from ..affinity import isolated_points
-from ..spectral import _MULTILEVEL_TOL
+from ..spectral import _MULTILEVEL_TOL, scale_entries
 from . import _coarse, _eigen
 from ._blocks import RowBlocks, gather_rows, part
 
@@ -117,12 +117,10 @@ def ncut_block(W, own_degrees, *halo_degrees, dtype=np.float64):
     """Row block of P = D^-1/2 (W + 0.5 I) D^-1/2 from `ncut_pattern`'s matrix (columns
     numbered by the halo), its values in `dtype`: (s_i w_ij) s_j, as
     `kssc.spectral._normalized_affinity` computes them."""
-    row_scale = np.repeat(1.0 / np.sqrt(own_degrees), np.diff(W.indptr))
-    column_scale = 1.0 / np.sqrt(np.concatenate(halo_degrees))
-    values = W.data * row_scale
-    values *= column_scale[W.indices]
-    return sp.csr_matrix((values.astype(dtype, copy=False), W.indices, W.indptr),
-                         shape=W.shape)
+    # A copy of the values: W is a result other tasks share.
+    P = sp.csr_matrix((W.data.copy(), W.indices, W.indptr), shape=W.shape)
+    scale_entries(P, 1.0 / np.sqrt(own_degrees), 1.0 / np.sqrt(np.concatenate(halo_degrees)))
+    return with_values(P, dtype)
 
 
 def column_squares(V, degrees):
