@@ -11,8 +11,9 @@ threads. `method` and `options` select the solver:
 - ADMM (each point stops on its own change): options (tol, mu2, q, gamma, affine, outlier);
   weight = mu1 per point.
 
-The ADMM "all" rule iterates a chunk's points in lock step: `admm_setup_*` builds every
-point's system once per round, `admm_step_range` does one iteration of every point.
+The ADMM "all" rule stops a chunk's points together: `admm_setup_*` builds every point's
+system once per round, `admm_segment_*` runs a stretch of iterations of every point, one
+point after another, and says at which of them every change was <= tol.
 """
 
 import numpy as np
@@ -178,15 +179,31 @@ def admm_setup_blocks(bounds, X, rows, indices, mu1, mu2, q, gamma, affine, outl
 
 
 @jit
-def admm_step_range(lo, hi, X, rows, indices, inverse, rhs, mu1, mu2, gamma, affine, outlier,
-                    positive, c, dual, dual_affine, e, dual_e, gaps):
-    """One iteration of points lo..hi-1; their largest changes into `gaps`."""
+def admm_segment_range(lo, hi, start, stop, X, rows, indices, inverse, rhs, mu1, mu2, gamma,
+                       affine, outlier, positive, tol, c, dual, dual_affine, e, dual_e, met):
+    """Iterations start + 1 .. stop of points lo..hi-1, one point after another, so that a
+    point's candidates stay in cache through them; met[t - start - 1] is cleared where a
+    point's largest change exceeds tol (or is NaN) at iteration t."""
     k = indices.shape[1]
     work_k, work_d = np.empty((2, k)), np.empty((2, e.shape[1]))
     for i in range(lo, hi):
-        gaps[i] = admm_step_point(X, rows[i], indices[i], inverse[i], rhs[i], mu1[i], mu2, gamma,
+        for t in range(stop - start):
+            gap = admm_step_point(X, rows[i], indices[i], inverse[i], rhs[i], mu1[i], mu2, gamma,
                                   affine, outlier, positive, c[i], dual[i], dual_affine[i], e[i],
                                   dual_e[i], work_k, work_d)
+            if not gap <= tol:
+                met[t] = False
+
+
+@parallel_jit
+def admm_segment_blocks(bounds, start, stop, X, rows, indices, inverse, rhs, mu1, mu2, gamma,
+                        affine, outlier, positive, tol, c, dual, dual_affine, e, dual_e, met):
+    """`admm_segment_range` over the blocks [bounds[b], bounds[b + 1]), in parallel, block b
+    clearing met[b]."""
+    for b in prange(bounds.size - 1):
+        admm_segment_range(bounds[b], bounds[b + 1], start, stop, X, rows, indices, inverse, rhs,
+                           mu1, mu2, gamma, affine, outlier, positive, tol, c, dual, dual_affine,
+                           e, dual_e, met[b])
 
 
 @jit

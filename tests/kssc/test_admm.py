@@ -108,6 +108,46 @@ def test_their_stopping_rule_is_the_same_over_any_chunking(outlier):
     assert len(set(whole[1])) == 1 and whole[1][0] < 500 and whole[2].all()
 
 
+def _lock_step_lasso(X, indices, mu1, mu2, tol, max_iter):
+    """Every point's lasso ADMM of kssc.admm (no affine or outlier term), all points one
+    iteration at a time, stopped at the first iteration where every change is <= tol."""
+    A = X[indices]  # (n, k, D)
+    n, k = indices.shape
+    inverse = np.linalg.inv(mu1[:, None, None] * A @ A.transpose(0, 2, 1) + mu2 * np.eye(k))
+    rhs = mu1[:, None] * np.einsum("nkd,nd->nk", A, X)
+    c, dual = np.zeros((n, k)), np.zeros((n, k))
+    it = 0
+    while it < max_iter:
+        it += 1
+        u = np.einsum("nkm,nm->nk", inverse, rhs + mu2 * c - dual)
+        shifted = u + dual / mu2
+        c_new = np.sign(shifted) * np.maximum(np.abs(shifted) - 1 / mu2, 0)
+        dual += mu2 * (u - c_new)
+        gap = max(np.abs(u - c_new).max(), np.abs(u - c).max())
+        c = c_new
+        if gap <= tol:
+            break
+    return c, it
+
+
+def test_their_stopping_rule_stops_inside_a_stretch_as_in_lock_step():
+    # The kernel runs every point through stretches of iterations in turn; where the chunks'
+    # common stop falls inside a stretch, it must end there as the lock step does.
+    from kssc.representation import _ADMM_SEGMENT
+
+    X, indices = _problem(n=60, seed=8)
+    lam, lam_rows = 0.5, np.linspace(0.2, 0.6, 60)
+    solver = ADMM(tol=1e-6, max_iter=1000)
+    ref, stop = _lock_step_lasso(X, indices, 1 / lam_rows, 1 / lam, solver.tol, solver.max_iter)
+    assert stop < solver.max_iter and stop % _ADMM_SEGMENT
+    for chunk_size in (None, 9):
+        coef, n_iter, converged = kssc_coefficients(X, indices, lam, solver=solver,
+                                                    positive=False, lam_rows=lam_rows,
+                                                    chunk_size=chunk_size)
+        assert (n_iter == stop).all() and converged.all()
+        np.testing.assert_allclose(coef, ref, atol=1e-10)
+
+
 def test_each_point_stops_on_its_own_and_unconverged_points_are_flagged():
     X, indices = _problem(seed=6)
     _, n_iter, converged = kssc_coefficients(X, indices, 1.0, positive=False,
