@@ -161,6 +161,20 @@ def normalized_cut(W, labels):
     return float(np.mean((volume - np.diag(association)) / np.maximum(volume, 1e-300)))
 
 
+def criterion_dim(subspace_dim, n_features, n_clusters):
+    """The dimension the subspace criteria use: `subspace_dim`, at most n_features //
+    n_clusters (k independent d-dimensional subspaces need k d <= n_features; beyond it every
+    cluster's subspace overlaps the others' and the criteria no longer tell clusterings
+    apart) and at most n_features - 1, at least 1.
+
+    Examples
+    --------
+    >>> criterion_dim(5, 2016, 38), criterion_dim(5, 4, 3), criterion_dim(5, 30, 1)
+    (5, 1, 5)
+    """
+    return max(1, min(subspace_dim, n_features // max(n_clusters, 1), n_features - 1))
+
+
 def candidate_criteria(X, fits, subspace_dim, random_state=None):
     """Every criterion of every candidate, from the points and the candidates' fits.
 
@@ -171,7 +185,8 @@ def candidate_criteria(X, fits, subspace_dim, random_state=None):
     fits : dict
         Candidate key -> (labels, affinity matrix) of its fit.
     subspace_dim : int or sequence of int
-        Dimension of the subspace fitted to every cluster (at most n_features - 1 is used).
+        Dimension of the subspace fitted to every cluster, capped by `criterion_dim` for
+        the largest number of clusters among the candidates (one dimension for all).
         A sequence scores every dimension in it, the criteria that do not depend on it
         (eigengap, common N-Cut, consensus) computed once.
     random_state : int or None
@@ -198,9 +213,11 @@ def candidate_criteria(X, fits, subspace_dim, random_state=None):
         shared[key] = {"eigengap": eigengap(W, len(np.unique(labels)), random_state),
                        "common_ncut": normalized_cut(common, labels),
                        "consensus": float(np.mean(others)) if others else 0.0}
+    # One dimension for every candidate, so that their residuals compare.
+    n_clusters = max(len(np.unique(labels)) for labels, _ in fits.values())
     out = {}
     for subspace in dims:
-        dim = max(1, min(subspace, X.shape[1] - 1))
+        dim = criterion_dim(subspace, X.shape[1], n_clusters)
         out[subspace] = {key: {
             "residual": subspace_residual(X, labels, dim),
             "eigengap": shared[key]["eigengap"],
@@ -236,7 +253,8 @@ class AutoKSSC(ClusterMixin, BaseEstimator):
         real-data panel (docs/presets.md).
     subspace_dim : int, default=5
         Dimension of the subspace fitted to every cluster by the residual, the relative
-        residual and the silhouette (`SUBSPACE_CRITERIA`; at most n_features - 1 is used).
+        residual and the silhouette (`SUBSPACE_CRITERIA`; capped by `criterion_dim` at
+        n_features // n_clusters).
         12 kept the faces setting on every Yale B task of the panel, but chosen by
         leave-one-family-out it did no better than 5 over the families (docs/presets.md).
     random_state : int, RandomState instance or None, default=None
