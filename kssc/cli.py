@@ -22,10 +22,13 @@ from . import __version__
 from ._cli_delimited import TableError
 from ._cli_output import OutputError, check_outputs, write_all
 from ._cli_points import SUFFIXES, read_points
+from .auto import AutoKSSC
 from .estimator import KSSC
 from .presets import PRESETS, preset_params
 
 METHODS = ("kssc", "ssc", "gfs", "gsc", "sssc", "tsc")
+# --preset auto: kssc.AutoKSSC with its defaults (the setting chosen on the real-data panel).
+AUTO = "auto"
 # Names of delimiters; " " stands for runs of whitespace.
 DELIMITERS = {"tab": "\t", "\\t": "\t", "space": " ", "whitespace": " "}
 
@@ -110,9 +113,11 @@ def _parser():
     model = cluster.add_argument_group(
         "the model", "Options given override the preset; an option that --method lacks is "
                      "refused.")
-    model.add_argument("--preset", choices=PRESETS,
-                       help="a validated setting of kssc.presets (default: the estimator's "
-                            "defaults)")
+    model.add_argument("--preset", choices=(*PRESETS, AUTO),
+                       help="a validated setting of kssc.presets, or auto: the one of "
+                            "generic, faces and motion that a label-free criterion prefers "
+                            "(kssc.AutoKSSC; the best on real data, at the three fits' cost) "
+                            "(default: the estimator's defaults)")
     model.add_argument("--n-neighbors", type=int, metavar="K",
                        help="neighbours per point (kssc, gsc, tsc)")
     model.add_argument("--lam", type=float, help="l1 weight lambda (kssc, ssc, sssc)")
@@ -146,6 +151,15 @@ def _parser():
 
 
 def _estimator(args):
+    if args.preset == AUTO:
+        if args.method != "kssc":
+            raise CommandError(f"--preset applies to --method kssc, not {args.method}.")
+        given = [option for name, option in ESTIMATOR_OPTIONS.items()
+                 if getattr(args, name) is not None]
+        if given:
+            raise CommandError(f"{given[0]} does not apply to --preset auto (it fits the "
+                               "presets as validated); choose a preset to change a value.")
+        return AutoKSSC(args.n_clusters, random_state=args.random_state)
     estimator_class = _estimator_class(args.method)
     accepted = estimator_class().get_params()
     params = {"n_clusters": args.n_clusters, "random_state": args.random_state,
@@ -201,18 +215,27 @@ def _cluster(args):
         raise CommandError(f"{args.file}: not enough memory to cluster {X.shape[0]} points of "
                            f"{X.shape[1]} features with --method {args.method}.") from error
 
+    # --preset auto: Z and the stages are the chosen candidate's; the time is all of theirs.
+    chosen = getattr(model, "best_estimator_", model)
+    seconds = (sum(c["time_s"] for c in model.selection_.values()) if chosen is not model
+               else chosen.timings_["total"])
     writers = {output: ("w", _labels_writer(points, model.labels_))}
     if args.save_z is not None:
-        Z = model.representation_matrix_.tocsr()
+        Z = chosen.representation_matrix_.tocsr()
         writers[args.save_z] = ("wb", lambda handle: sp.save_npz(handle, Z))
     if args.timings is not None:
         record = {"method": args.method, "n_samples": X.shape[0], "n_features": X.shape[1],
-                  "n_clusters": int(model.n_clusters_), "seconds": model.timings_}
+                  "n_clusters": int(model.n_clusters_), "seconds": chosen.timings_}
+        if chosen is not model:
+            record["auto"] = {"chosen": model.best_candidate_,
+                              "candidate_seconds": {key: c["time_s"] for key, c
+                                                    in model.selection_.items()}}
         text = json.dumps(record, indent=2) + "\n"
         writers[args.timings] = ("w", lambda handle: handle.write(text))
     write_all(writers)
-    print(f"{args.method}: {X.shape[0]} points -> {model.n_clusters_} clusters in "
-          f"{model.timings_['total']:.2f} s; labels in {output}", file=sys.stderr)
+    name = f"{args.method} (auto: {model.best_candidate_})" if chosen is not model else args.method
+    print(f"{name}: {X.shape[0]} points -> {model.n_clusters_} clusters in {seconds:.2f} s; "
+          f"labels in {output}", file=sys.stderr)
 
 
 def _reason(error):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from kssc import KSSC, clustering_error
+from kssc import KSSC, AutoKSSC, clustering_error
 from kssc.cli import main
 from kssc.presets import PRESETS, preset_params
 
@@ -168,6 +168,34 @@ def test_preset_gives_the_labels_of_the_estimator(points, tmp_path):
     np.testing.assert_array_equal(_labels(out), model.labels_)
 
 
+def test_auto_preset_gives_autokssc_and_its_chosen_candidate(points, tmp_path, capsys):
+    path, X, y = points
+    out, z_path, timings_path = tmp_path / "l.csv", tmp_path / "z.npz", tmp_path / "t.json"
+    assert main(["cluster", str(path), "-k", "3", "--preset", "auto", "-o", str(out),
+                 "--save-z", str(z_path), "--timings", str(timings_path)]) == 0
+    auto = AutoKSSC(3, random_state=0).fit(X)
+    np.testing.assert_array_equal(_labels(out), auto.labels_)
+    assert clustering_error(y, auto.labels_) == 0
+    chosen = auto.best_estimator_
+    # The file's points reach the fit by another path: equal up to rounding.
+    np.testing.assert_allclose(sp.load_npz(z_path).toarray(),
+                               chosen.representation_matrix_.toarray(), atol=1e-10)
+    record = json.loads(timings_path.read_text())
+    assert record["auto"]["chosen"] == auto.best_candidate_
+    assert set(record["auto"]["candidate_seconds"]) == {"generic", "faces", "motion"}
+    assert set(record["seconds"]) == set(chosen.timings_)
+    assert f"kssc (auto: {auto.best_candidate_}): 120 points -> 3 clusters" in (
+        capsys.readouterr().err)
+
+
+def test_auto_preset_refuses_options_and_baselines(points, capsys):
+    path, _, _ = points
+    err = _fails(["cluster", path, "--preset", "auto", "--n-neighbors", "5"], capsys)
+    assert "--n-neighbors does not apply to --preset auto" in err
+    err = _fails(["cluster", path, "--method", "tsc", "--preset", "auto"], capsys)
+    assert "--preset applies to --method kssc, not tsc" in err
+
+
 def test_preset_of_a_baseline_is_refused(points, capsys):
     path, _, _ = points
     err = _fails(["cluster", path, "--method", "ssc", "--preset", "paper"], capsys)
@@ -179,7 +207,7 @@ def test_help_lists_the_presets_and_options(capsys):
         main(["cluster", "--help"])
     assert exit_info.value.code == 0
     text = capsys.readouterr().out
-    assert "{" + ",".join(PRESETS) + "}" in text
+    assert "{" + ",".join((*PRESETS, "auto")) + "}" in text
     for option in ("--columns", "--id-column", "--delimiter", "--no-header", "--n-neighbors",
                    "--lam", "--metric", "--assign-labels", "--neighbor-algorithm",
                    "--random-state", "--n-jobs", "--verbose", "--method", "--timings"):
