@@ -45,18 +45,46 @@ SUBSPACE_CRITERIA = ("residual", "relative_residual", "silhouette")
 """The criteria that depend on `subspace_dim` (the others do not use it)."""
 
 
+def _gram_spectrum(Pc):
+    """(eigenvalues descending, their eigenvectors, whether of Pc Pc^T) of the smaller of
+    Pc Pc^T and Pc^T Pc: the squared singular values of Pc (and its left or right singular
+    vectors), at the cost of an (m x m) or (D x D) eigen-problem instead of an SVD of Pc
+    (0.6 against 8.9 ms for one of Yale B's 64 x 2,016 faces)."""
+    left = Pc.shape[0] <= Pc.shape[1]
+    values, vectors = np.linalg.eigh(Pc @ Pc.T if left else Pc.T @ Pc)
+    return np.clip(values[::-1], 0.0, None), vectors[:, ::-1], left
+
+
+def _tail_energy(Pc, subspace_dim):
+    """sum_{j > d} s_j^2 of the rows Pc (their energy outside the best d-dim subspace)."""
+    values = np.linalg.eigvalsh(Pc @ Pc.T if Pc.shape[0] <= Pc.shape[1] else Pc.T @ Pc)
+    return float(np.sum(np.clip(values[::-1][subspace_dim:], 0.0, None)))
+
+
 def _bases(P, labels, subspace_dim):
-    """(basis, leverage): the top `subspace_dim` right singular vectors of every cluster,
-    stacked as (n_clusters, subspace_dim, n_features) (zero rows where a cluster has fewer),
-    and every point's leverage in its own cluster's fit, sum_j U_ij^2 over the top left ones."""
+    """(basis, leverage, own): the top `subspace_dim` right singular vectors of every cluster,
+    stacked as (n_clusters, subspace_dim, n_features) (zero rows beyond a cluster's
+    numerical rank, so also where it has fewer points), every point's leverage in its own
+    cluster's fit (sum_j U_ij^2 over those directions' left singular vectors), and every
+    point's cluster position."""
     clusters = np.unique(labels)
     basis = np.zeros((len(clusters), subspace_dim, P.shape[1]))
     leverage = np.empty(len(P))
-    for c, label in enumerate(clusters):  # a loop over clusters: one SVD each
+    for c, label in enumerate(clusters):  # a loop over clusters: one eigen-problem each
         members = labels == label
-        u, _, vt = np.linalg.svd(P[members], full_matrices=False)
-        basis[c, :len(vt[:subspace_dim])] = vt[:subspace_dim]
-        leverage[members] = np.sum(u[:, :subspace_dim] ** 2, axis=1)
+        Pc = P[members]
+        values, vectors, left = _gram_spectrum(Pc)
+        # Directions below the Gram matrix's rounding (s_j^2 <= eps max(m, D) s_1^2) are
+        # not the cluster's: left out.
+        rank = int(np.sum(values[:subspace_dim] > np.finfo(float).eps * max(Pc.shape)
+                          * values[0]))
+        top, scale = vectors[:, :rank], np.sqrt(values[:rank])
+        if left:  # U: v_j = Pc^T u_j / s_j
+            basis[c, :rank] = (top.T @ Pc) / scale[:, None]
+            leverage[members] = np.sum(top**2, axis=1)
+        else:  # V: u_ij = (Pc v_j)_i / s_j
+            basis[c, :rank] = top.T
+            leverage[members] = np.sum((Pc @ top / scale) ** 2, axis=1)
     return basis, leverage, np.searchsorted(clusters, labels)
 
 
@@ -85,11 +113,9 @@ def subspace_residual(X, labels, subspace_dim):
     0.25
     """
     P = normalize_rows(np.asarray(X, dtype=float))[0]
-    left = 0.0
-    for label in np.unique(labels):
-        s = np.linalg.svd(P[labels == label], compute_uv=False)
-        left += float(np.sum(s[subspace_dim:] ** 2))
-    return left / len(P)
+    labels = np.asarray(labels)
+    return sum(_tail_energy(P[labels == label], subspace_dim)
+               for label in np.unique(labels)) / len(P)
 
 
 def relative_residual(X, labels, subspace_dim, random_state=None, n_draws=3):
@@ -125,7 +151,8 @@ def subspace_silhouette(X, labels, subspace_dim):
     if len(basis) < 2:
         return -1.0
     # Squared residual of every point to every cluster's subspace: 1 - |V_c x|^2.
-    residuals = np.clip(1.0 - np.sum(np.einsum("nf,cdf->ncd", P, basis) ** 2, axis=2), 0, 1)
+    projections = (P @ basis.reshape(-1, P.shape[1]).T).reshape(len(P), *basis.shape[:2])
+    residuals = np.clip(1.0 - np.sum(projections**2, axis=2), 0, 1)
     rows = np.arange(len(P))
     a = residuals[rows, own]
     a = np.minimum(1.0, a / np.maximum(1.0 - leverage, 1e-12) ** 2)

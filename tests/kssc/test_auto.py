@@ -44,6 +44,50 @@ def test_subspace_silhouette_by_hand():
     assert subspace_silhouette(lines, np.zeros(6, dtype=int), 1) == -1.0
 
 
+def _silhouette_by_svd(X, labels, dim):
+    """The subspace silhouette from an SVD of every cluster (the definition, term by term)."""
+    P = X / np.linalg.norm(X, axis=1, keepdims=True)
+    clusters = np.unique(labels)
+    fits = {c: np.linalg.svd(P[labels == c], full_matrices=False) for c in clusters}
+    scores = []
+    for i, point in enumerate(P):
+        own = labels[i]
+        u, _, vt = fits[own]
+        h = np.sum(u[np.flatnonzero(labels == own) == i][0, :dim] ** 2)
+        a = min(1.0, (1 - np.sum((vt[:dim] @ point) ** 2)) / (1 - h) ** 2)
+        b = min(1 - np.sum((fits[c][2][:dim] @ point) ** 2) for c in clusters if c != own)
+        scores.append((b - a) / max(a, b))
+    return np.mean(scores)
+
+
+@pytest.mark.parametrize("n_features", [40, 8])  # clusters of fewer, then more points than D
+def test_criteria_from_the_gram_matrix_match_an_svd(n_features):
+    X, y, _ = make_subspaces(3, 3, 20, n_features, noise=0.2, random_state=2)
+    wrong = y.copy()
+    wrong[::4] = (wrong[::4] + 1) % 3
+    for labels in (y, wrong):
+        P = X / np.linalg.norm(X, axis=1, keepdims=True)
+        by_svd = sum(np.sum(np.linalg.svd(P[labels == c], compute_uv=False)[2:] ** 2)
+                     for c in range(3)) / len(X)
+        assert subspace_residual(X, labels, 2) == pytest.approx(by_svd, rel=1e-10)
+        assert subspace_silhouette(X, labels, 2) == pytest.approx(
+            _silhouette_by_svd(X, labels, 2), rel=1e-8)
+
+
+def test_silhouette_leaves_out_directions_beyond_a_clusters_rank():
+    # Two exact 2-dim subspaces scored at 4 dimensions: every point's own residual is 0
+    # (no direction beyond the rank counts), and each cluster's basis has 2 non-zero rows.
+    from kssc.auto import _bases
+
+    X, y, _ = make_subspaces(2, 2, 15, 10, random_state=1)
+    P = X / np.linalg.norm(X, axis=1, keepdims=True)
+    basis, _, _ = _bases(P, y, 4)
+    assert [int(np.sum(np.linalg.norm(b, axis=1) > 0)) for b in basis] == [2, 2]
+    np.testing.assert_allclose(np.einsum("cdf,cef->cde", basis[:, :2], basis[:, :2]),
+                               np.stack([np.eye(2)] * 2), atol=1e-10)
+    assert subspace_silhouette(X, y, 4) > 0.9
+
+
 def test_silhouette_does_not_reward_clusters_that_fit_their_own_points():
     # A cluster of at most d points spans them exactly: left out, its points score a = 1.
     X, y, _ = make_subspaces(2, 2, 30, 6, noise=0.1, random_state=0)
