@@ -4,7 +4,9 @@ The images of one face under changing illumination lie near a 9-dimensional subs
 the light, shared by every face, dominates which images look alike. The face preset
 (``kssc.presets.preset_params("faces")``, chosen on Yale B subject group 1) finds each
 image's candidates once the top 5 principal directions are removed and codes the raw images
-with an outlier term; the generic setting is shown beside it. Needs the Yale B data
+with an outlier term; the generic setting is shown beside it, and the automatic choice
+(``kssc.AutoKSSC``), which fits generic, faces and motion and keeps the one a label-free
+criterion prefers. Needs the Yale B data
 (``make data``, or ``KSSC_DATA_DIR``). Run ``python examples/faces.py`` (yaleB11-13 and
 15-16, of subject group 2, at 48 x 42 pixels, as validated) or choose others:
 ``python examples/faces.py --subjects 21 22 23 --size 48 42``.
@@ -13,7 +15,7 @@ with an outlier term; the generic setting is shown beside it. Needs the Yale B d
 import argparse
 from time import perf_counter
 
-from kssc import KSSC, clustering_error
+from kssc import KSSC, AutoKSSC, clustering_error
 from kssc.datasets import load_yaleb
 from kssc.presets import preset_params
 
@@ -36,6 +38,11 @@ def main(argv=None):
         seconds = perf_counter() - start
         print(f"k-SSC preset {preset:8s} error {clustering_error(y, model.labels_):5.1f} %  "
               f"fit {seconds:.1f} s")
+    start = perf_counter()
+    auto = AutoKSSC(n_clusters, random_state=0).fit(X)
+    seconds = perf_counter() - start
+    print(f"AutoKSSC (kept {auto.best_candidate_}) error "
+          f"{clustering_error(y, auto.labels_):5.1f} %  fit {seconds:.1f} s")
 
 
 if __name__ == "__main__":

@@ -150,14 +150,15 @@ def trial(context, cell, trial, seed):
     candidates = {name: fits[name] for name in auto["candidates"] if name in fits}
     # The criteria as AutoKSSC computes them on the same fits (its candidates, same seed),
     # once per criterion dimension; every candidate failed: no automatic row.
-    dims = sorted({dim for _, dim in auto_methods(exp).values()})
+    autos = auto_methods(exp)
+    dims = sorted({dim for _, dim in autos.values()})
     criteria = candidate_criteria(X, candidates, dims, method_seed(seed)) if candidates else {}
     default = int(auto["subspace_dim"])
     for row in rows:
         row.update(criteria.get(default, {}).get(row["method"], {}))
     by_name = {row["method"]: row for row in rows}
     spent = sum(by_name[name]["time_fit_s"] for name in candidates)
-    for method, (criterion, dim) in (auto_methods(exp) if criteria else {}).items():
+    for method, (criterion, dim) in (autos if criteria else {}).items():
         chosen = best_candidate(criteria[dim], criterion)
         rows.append({**by_name[chosen], **criteria[dim][chosen], "method": method,
                      "chosen": chosen, "criterion": criterion, "subspace_dim": dim,

@@ -13,6 +13,7 @@ from sklearn.utils.validation import validate_data
 from ._exact import rescore
 from ._progress import ProgressMixin
 from ._validation import (
+    ROW_CHUNK_BYTES,
     check_n_clusters,
     normalize_rows,
     refuse_sparse,
@@ -30,9 +31,6 @@ from .spectral import (
     linked_points,
     spectral_labels,
 )
-
-# Rows of the data read (and cast to float64) at a time when scaling them to unit norm.
-_CHUNK_BYTES = 4 * 2**20
 
 
 class SelfExpressiveClustering(ProgressMixin, ClusterMixin, BaseEstimator):
@@ -150,7 +148,7 @@ def timed(timings, name):
 
 def zero_rows(X):
     """Indices of the all-zero rows of X, read a chunk of rows at a time (X may be a map)."""
-    step = max(1, _CHUNK_BYTES // (8 * X.shape[1]))
+    step = max(1, ROW_CHUNK_BYTES // (8 * X.shape[1]))
     return np.concatenate([start + np.flatnonzero(~np.asarray(X[start:start + step]).any(axis=1))
                            for start in range(0, X.shape[0], step)])
 
@@ -220,7 +218,7 @@ def unit_rows(X, dtype=float, warn=True):
     n = X.shape[0]
     X_unit = np.empty(X.shape, dtype=dtype)
     zero = np.empty(n, dtype=bool)
-    step = max(1, _CHUNK_BYTES // (8 * X.shape[1]))
+    step = max(1, ROW_CHUNK_BYTES // (8 * X.shape[1]))
     for start in range(0, n, step):
         part = slice(start, start + step)
         X_unit[part], zero[part] = normalize_rows(np.asarray(X[part], dtype=float))

@@ -11,12 +11,12 @@ common offset) and the share of their top principal direction.
 
 import numpy as np
 
+from ._validation import ROW_CHUNK_BYTES
 from ._warnings import warn_caller
 
 # Above this many rows the check is skipped (it reads every row).
 MAX_ROWS = 200_000
 STANDARDISED_TOL = 1e-4
-_CHUNK_BYTES = 4 * 2**20
 
 
 class UnsuitableSettingWarning(UserWarning):
@@ -52,7 +52,7 @@ def looks_standardised(X):
     if np.abs(mean).max() >= STANDARDISED_TOL:
         return False
     # The variance in float64 a chunk of rows at a time (X may be a large memory map).
-    step = max(1, _CHUNK_BYTES // (8 * X.shape[1]))
+    step = max(1, ROW_CHUNK_BYTES // (8 * X.shape[1]))
     squares = np.zeros(X.shape[1])
     for start in range(0, X.shape[0], step):
         centred = np.asarray(X[start:start + step], dtype=np.float64) - mean

@@ -136,8 +136,9 @@ def refuse_sparse(X, estimator):
         "columns (the user guide, 'Preprocessing').")
 
 
-# Rows read at a time when counting distinct points (X may be a memory map).
-_DISTINCT_CHUNK_BYTES = 4 * 2**20
+# Bytes of rows that a pass over X reads (and casts) at a time: counting distinct points,
+# scaling rows to unit norm, the suitability check (X may be a memory map).
+ROW_CHUNK_BYTES = 4 * 2**20
 
 
 def warn_few_distinct(X, n_clusters):
@@ -150,7 +151,7 @@ def warn_few_distinct(X, n_clusters):
     """
     if n_clusters is None or n_clusters < 2:
         return
-    step = max(1, _DISTINCT_CHUNK_BYTES // (X.dtype.itemsize * X.shape[1]))
+    step = max(1, ROW_CHUNK_BYTES // (X.dtype.itemsize * X.shape[1]))
     distinct = np.asarray(X[:0])
     for start in range(0, X.shape[0], step):
         distinct = np.unique(np.concatenate([distinct, np.asarray(X[start:start + step])]),

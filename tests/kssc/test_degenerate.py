@@ -246,7 +246,7 @@ def test_distinct_count_reads_past_the_first_chunk(monkeypatch):
     # A chunk of one row at a time: the count must still cover every chunk.
     from kssc import _validation
 
-    monkeypatch.setattr(_validation, "_DISTINCT_CHUNK_BYTES", 1)
+    monkeypatch.setattr(_validation, "ROW_CHUNK_BYTES", 1)
     X = np.repeat(np.eye(3), 4, axis=0)
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
