@@ -33,6 +33,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
+from ._progress import ProgressMixin
 from ._validation import normalize_rows
 from .estimator import KSSC
 from .presets import PRESETS, preset_params
@@ -261,7 +262,7 @@ def best_candidate(criteria, criterion):
     return min(criteria, key=lambda key: sign * criteria[key][criterion])
 
 
-class AutoKSSC(ClusterMixin, BaseEstimator):
+class AutoKSSC(ProgressMixin, ClusterMixin, BaseEstimator):
     """Clustering by k-SSC with its setting chosen without labels among a few candidates.
 
     Every candidate is fitted (same `random_state`); the kept one is the best by `criterion`,
@@ -286,6 +287,9 @@ class AutoKSSC(ClusterMixin, BaseEstimator):
         leave-one-family-out it did no better than 5 over the families (docs/presets.md).
     random_state : int, RandomState instance or None, default=None
         Passed to every candidate.
+    verbose : int, default=0
+        If > 0, report each candidate's fit and the criteria on stderr (and pass `verbose`
+        to every candidate, which then reports its stages).
 
     Attributes
     ----------
@@ -322,15 +326,17 @@ class AutoKSSC(ClusterMixin, BaseEstimator):
         "criterion": [StrOptions(set(CRITERIA))],
         "subspace_dim": [Interval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
+        "verbose": ["verbose"],
     }
 
     def __init__(self, n_clusters=None, *, candidates=("generic", "faces", "motion"),
-                 criterion="silhouette", subspace_dim=5, random_state=None):
+                 criterion="silhouette", subspace_dim=5, random_state=None, verbose=0):
         self.n_clusters = n_clusters
         self.candidates = candidates
         self.criterion = criterion
         self.subspace_dim = subspace_dim
         self.random_state = random_state
+        self.verbose = verbose
 
     def _candidate_params(self):
         if not len(self.candidates):
@@ -369,11 +375,16 @@ class AutoKSSC(ClusterMixin, BaseEstimator):
         # One seed for every candidate, so that a candidate here equals its KSSC fit.
         seed = (self.random_state if isinstance(self.random_state, Integral)
                 else check_random_state(self.random_state).randint(2**31 - 1))
-        fitted = {key: KSSC(self.n_clusters, random_state=seed, **params).fit(X)
-                  for key, params in self._candidate_params().items()}
-        selection = candidate_criteria(
-            X, {key: (model.labels_, model.affinity_matrix_) for key, model in fitted.items()},
-            self.subspace_dim, seed)
+        candidates = self._candidate_params()
+        fitted = {}
+        for i, (key, params) in enumerate(candidates.items(), start=1):
+            with self._stage(f"candidate {key!r} ({i} of {len(candidates)})"):
+                fitted[key] = KSSC(self.n_clusters, random_state=seed,
+                                   **{"verbose": self.verbose, **params}).fit(X)
+        with self._stage("criteria"):
+            selection = candidate_criteria(
+                X, {key: (model.labels_, model.affinity_matrix_)
+                    for key, model in fitted.items()}, self.subspace_dim, seed)
         for key, model in fitted.items():
             selection[key]["time_s"] = model.timings_["total"]
         best = best_candidate(selection, self.criterion)

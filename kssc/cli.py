@@ -159,7 +159,7 @@ def _estimator(args):
         if given:
             raise CommandError(f"{given[0]} does not apply to --preset auto (it fits the "
                                "presets as validated); choose a preset to change a value.")
-        return AutoKSSC(args.n_clusters, random_state=args.random_state)
+        return AutoKSSC(args.n_clusters, random_state=args.random_state, verbose=args.verbose)
     estimator_class = _estimator_class(args.method)
     accepted = estimator_class().get_params()
     params = {"n_clusters": args.n_clusters, "random_state": args.random_state,

@@ -201,6 +201,17 @@ def test_criteria_at_several_dimensions_equal_each_dimension_alone():
     assert together[2]["true"]["residual"] > together[5]["true"]["residual"]
 
 
+def test_verbose_reports_every_candidate_and_the_criteria(capsys):
+    X, _, _ = make_subspaces(2, 2, 20, 6, random_state=0)
+    AutoKSSC(2, candidates=("generic", "paper"), random_state=0, verbose=1).fit(X)
+    err = capsys.readouterr().err
+    for stage in ("candidate 'generic' (1 of 2)", "candidate 'paper' (2 of 2)", "criteria"):
+        assert f"[AutoKSSC] {stage}" in err
+    assert "[KSSC]" in err  # the candidates report their own stages
+    AutoKSSC(2, candidates=("generic",), random_state=0).fit(X)
+    assert capsys.readouterr().err == ""
+
+
 def test_criteria_of_no_candidate_are_refused():
     with pytest.raises(ValueError, match="fits is empty"):
         candidate_criteria(np.eye(3), {}, 1)
