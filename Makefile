@@ -10,7 +10,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv test test-all lint bench data data-verify figures plots report crosscheck docs clean
+.PHONY: help venv test test-all lint bench heldout data data-verify figures plots report crosscheck docs clean
 
 help:
 	@echo "make test      run the default test suite (about 5 minutes)"
@@ -19,6 +19,7 @@ help:
 	@echo "make data      download the TIR, Hopkins 155 and Extended Yale B data into data/ (checksummed)"
 	@echo "make data-verify  check the data folder against the recorded checksums"
 	@echo "make bench     print the speed and memory benchmarks"
+	@echo "make heldout   the held-out check on Fashion-MNIST (HELDOUT_DIR: its folder, never stored here)"
 	@echo "make test-all  also run the tests marked slow"
 	@echo "make lint      check the code with ruff and the layering with import-linter (pyproject.toml)"
 	@echo "make crosscheck  compare with the authors' MATLAB code in GNU Octave (skipped without Octave)"
@@ -57,6 +58,14 @@ bench: $(STAMP)
 	$(PY) -m benchmarks.bench_baselines
 	$(PY) -c "import spams, progressbar" 2>/dev/null || $(PY) -m pip install --quiet -e '.[peers]' || true
 	$(PY) -m benchmarks.bench_peers --max-n ensc=5000
+
+# The held-out check (docs/presets.md): Fashion-MNIST's test images from HELDOUT_DIR (default:
+# the Debian/Ubuntu package dataset-fashion-mnist's folder); the peer's SSC-OMP beside k-SSC.
+HELDOUT_DIR ?= /usr/share/datasets/fashion-mnist
+
+heldout: $(STAMP)
+	$(PY) -c "import spams, progressbar" 2>/dev/null || $(PY) -m pip install --quiet -e '.[peers]' || true
+	$(PY) -m benchmarks.bench_heldout --data $(HELDOUT_DIR)
 
 data: $(STAMP)
 	$(PY) -m kssc.datasets.fetch

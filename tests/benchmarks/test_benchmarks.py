@@ -117,3 +117,51 @@ def test_bench_memory_reports_every_step_and_restores_the_package(capsys):
     assert peaks["fit"] >= max(peaks["stage spectral"], peaks["stage neighbours"])
     assert "error 0.00 %" in out
     assert (base.timed, affinity.symmetric_affinity, multilevel.refine) == before
+
+
+def _write_idx(path, array):
+    import gzip
+
+    header = bytes([0, 0, 8, array.ndim]) + b"".join(
+        int(n).to_bytes(4, "big") for n in array.shape)
+    with gzip.open(path, "wb") as handle:
+        handle.write(header + array.astype(np.uint8).tobytes())
+
+
+def test_heldout_reads_idx_files_and_refuses_bad_ones(tmp_path):
+    heldout = _load("bench_heldout")
+    array = np.arange(12).reshape(3, 2, 2)
+    _write_idx(tmp_path / "a.gz", array)
+    np.testing.assert_array_equal(heldout.read_idx(tmp_path / "a.gz"), array)
+    _write_idx(tmp_path / "short.gz", np.arange(10))
+    data = (tmp_path / "short.gz").read_bytes()
+    import gzip
+
+    (tmp_path / "cut.gz").write_bytes(gzip.compress(gzip.decompress(data)[:-1]))
+    with pytest.raises(ValueError, match="9 bytes of data for the stated shape"):
+        heldout.read_idx(tmp_path / "cut.gz")
+    (tmp_path / "text.gz").write_bytes(gzip.compress(b"not an idx file"))
+    with pytest.raises(ValueError, match="not an IDX file"):
+        heldout.read_idx(tmp_path / "text.gz")
+    with pytest.raises(FileNotFoundError, match="t10k-images-idx3-ubyte.gz"):
+        heldout.load(tmp_path / "absent", None)
+
+
+def test_heldout_fits_every_method_on_a_draw_and_writes_its_csv(tmp_path, monkeypatch):
+    pd = pytest.importorskip("pandas")
+    heldout = _load("bench_heldout")
+    rng = np.random.default_rng(0)
+    labels = np.repeat(np.arange(10), 1000)
+    _write_idx(tmp_path / "t10k-images-idx3-ubyte.gz",
+               rng.integers(0, 256, (10_000, 28, 28)) * (labels[:, None, None] % 2))
+    _write_idx(tmp_path / "t10k-labels-idx1-ubyte.gz", labels)
+    X, y = heldout.load(tmp_path, 150)
+    assert X.shape == (150, 784) and X.max() <= 1.0 and len(np.unique(y)) == 10
+    monkeypatch.setenv("KSSC_PEER_DIR", str(tmp_path / "absent"))
+    output = tmp_path / "heldout.csv"
+    heldout.main(["--data", str(tmp_path), "--n", "150", "--output", str(output)])
+    frame = pd.read_csv(output)
+    assert list(frame.method) == ["kssc_auto", "kssc", "kmeans"]
+    assert frame.accuracy_pct.between(0, 100).all() and (frame.n_samples == 150).all()
+    assert frame.chosen[0] in ("generic", "faces", "motion")
+    assert output.with_suffix(".meta.json").is_file()
