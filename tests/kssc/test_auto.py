@@ -233,3 +233,16 @@ def test_auto_is_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         check(estimator)
+
+
+def test_the_experiments_automatic_choice_is_autokssc_with_its_defaults():
+    # conf/method/kssc_auto.yaml states every setting; they must be AutoKSSC's defaults,
+    # which the panel chose (docs/presets.md).
+    from omegaconf import OmegaConf
+
+    from support import CONF_DIR
+
+    conf = OmegaConf.to_container(OmegaConf.load(CONF_DIR / "method" / "kssc_auto.yaml"))
+    assert conf.pop("_target_") == "kssc.AutoKSSC"
+    defaults = AutoKSSC().get_params()
+    assert {key: defaults[key] for key in conf} == {**conf, "candidates": tuple(conf["candidates"])}
