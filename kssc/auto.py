@@ -31,7 +31,7 @@ from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.metrics import adjusted_rand_score
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._progress import ProgressMixin
 from ._validation import normalize_rows
@@ -394,3 +394,20 @@ class AutoKSSC(ProgressMixin, ClusterMixin, BaseEstimator):
         self.labels_ = fitted[best].labels_
         self.n_clusters_ = fitted[best].n_clusters_
         return self
+
+    def predict(self, X):
+        """Cluster of every row of X by the chosen candidate (`KSSC.predict`, an extension).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_new, n_features)
+            New points as rows, with the training data's features.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_new,)
+            Cluster of every new point, among ``labels_``'s clusters.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
+        return self.best_estimator_.predict(X)

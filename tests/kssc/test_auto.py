@@ -246,3 +246,13 @@ def test_the_experiments_automatic_choice_is_autokssc_with_its_defaults():
     assert conf.pop("_target_") == "kssc.AutoKSSC"
     defaults = AutoKSSC().get_params()
     assert {key: defaults[key] for key in conf} == {**conf, "candidates": tuple(conf["candidates"])}
+
+
+def test_predict_is_the_chosen_candidates():
+    X, _, _ = make_subspaces(3, 3, 40, 20, noise=0.02, random_state=5)
+    new, _, _ = make_subspaces(3, 3, 5, 20, random_state=6)
+    auto = AutoKSSC(3, candidates=("generic", "paper"), random_state=0).fit(X)
+    np.testing.assert_array_equal(auto.predict(new), auto.best_estimator_.predict(new))
+    np.testing.assert_array_equal(auto.predict(X[:10]), auto.best_estimator_.predict(X[:10]))
+    with pytest.raises(ValueError, match="AutoKSSC is expecting 20 features"):
+        auto.predict(new[:, :5])
