@@ -157,7 +157,9 @@ def _admm_advance(start, target, state, X, rows, indices, lam_rows, lam, solver,
     it, met = start, False
     while it < solver.max_iter:
         end = min(solver.max_iter, it + _ADMM_SEGMENT)
-        saved = {key: value.copy() for key, value in state.items()}
+        # The stretch's start, to run it again if the stop falls inside (only from target on).
+        saved = ({key: value.copy() for key, value in state.items()} if end >= target
+                 else None)
         met_at = advance(it, end)
         stops = np.flatnonzero(met_at & (np.arange(it + 1, end + 1) >= target))
         if not stops.size:
