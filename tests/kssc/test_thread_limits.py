@@ -76,12 +76,14 @@ def test_n_jobs_runs_chunks_in_threads_of_this_process_on_one_blas_thread(solver
                                      chunk_size=len(X) // 4)
     # One chunk per worker at least, every one in this process (no worker process has to
     # import numba inside the fit), each on one BLAS thread.
-    assert len(calls) >= 2
-    assert {pid for pid, _, _ in calls} == {os.getpid()}
-    assert {blas for _, _, blas in calls} == {1}
+    # The calls' (pid, thread, BLAS threads) and the BLAS libraries, should one fail.
+    seen = f"calls {calls}; BLAS {[(p['filepath'], p['num_threads']) for p in threadpool_info()]}"
+    assert len(calls) >= 2, seen
+    assert {pid for pid, _, _ in calls} == {os.getpid()}, seen
+    assert {blas for _, _, blas in calls} == {1}, seen
     # Chunking does not change any point's code: the serial run is the reference.
     for a, b in zip(serial, threaded, strict=True):
-        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(a, b, err_msg=seen)
 
 
 @pytest.mark.parametrize("solver", ["relaxed", "exact", "admm_each", "admm_all"])
