@@ -397,18 +397,9 @@ class AutoKSSC(ProgressMixin, ClusterMixin, BaseEstimator):
         return self
 
     def predict(self, X):
-        """Cluster of every row of X by the chosen candidate (`KSSC.predict`, an extension).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_new, n_features)
-            New points as rows, with the training data's features.
-
-        Returns
-        -------
-        labels : ndarray of shape (n_new,)
-            Cluster of every new point, among ``labels_``'s clusters.
-        """
+        """``best_estimator_.predict(X)``: every new row's cluster by the chosen candidate
+        (`KSSC.predict`, an extension of k-SSC; X is (n_new, n_features), checked against
+        the features this estimator was fitted on)."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
         return self.best_estimator_.predict(X)
