@@ -215,7 +215,8 @@ def _cluster(args):
         raise CommandError(f"{args.file}: not enough memory to cluster {X.shape[0]} points of "
                            f"{X.shape[1]} features with --method {args.method}.") from error
 
-    # --preset auto: Z and the stages are the chosen candidate's; the time is all of theirs.
+    # --preset auto: Z and the stages are the chosen candidate's; the time is the sum of the
+    # candidates' fits (the criteria, about a second, are left out).
     chosen = getattr(model, "best_estimator_", model)
     seconds = (sum(c["time_s"] for c in model.selection_.values()) if chosen is not model
                else chosen.timings_["total"])
