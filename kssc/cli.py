@@ -151,29 +151,23 @@ def _parser():
 
 
 def _estimator(args):
-    if args.preset == AUTO:
-        if args.method != "kssc":
-            raise CommandError(f"--preset applies to --method kssc, not {args.method}.")
-        given = [option for name, option in ESTIMATOR_OPTIONS.items()
-                 if getattr(args, name) is not None]
-        if given:
-            raise CommandError(f"{given[0]} does not apply to --preset auto (it fits the "
-                               "presets as validated); choose a preset to change a value.")
-        return AutoKSSC(args.n_clusters, random_state=args.random_state, verbose=args.verbose)
-    estimator_class = _estimator_class(args.method)
+    if args.preset is not None and args.method != "kssc":
+        raise CommandError(f"--preset applies to --method kssc, not {args.method}.")
+    auto = args.preset == AUTO
+    estimator_class = AutoKSSC if auto else _estimator_class(args.method)
+    target = ("--preset auto (it fits the presets as validated); choose a preset to change a "
+              "value" if auto else f"--method {args.method}")
     accepted = estimator_class().get_params()
     params = {"n_clusters": args.n_clusters, "random_state": args.random_state,
               "verbose": args.verbose}
-    if args.preset is not None:
-        if args.method != "kssc":
-            raise CommandError(f"--preset applies to --method kssc, not {args.method}.")
+    if args.preset is not None and not auto:
         params.update(preset_params(args.preset))
     for name, option in ESTIMATOR_OPTIONS.items():
         value = getattr(args, name)
         if value is None:
             continue
         if name not in accepted:
-            raise CommandError(f"{option} does not apply to --method {args.method}.")
+            raise CommandError(f"{option} does not apply to {target}.")
         params[name] = value
     return estimator_class(**{k: v for k, v in params.items() if k in accepted})
 
