@@ -147,12 +147,12 @@ def _admm_advance(start, target, state, X, rows, indices, lam_rows, lam, solver,
 
     def advance(begin, end):
         """Iterations begin + 1 .. end; whether every change was <= tol at each."""
-        met = np.ones((len(bounds) - 1 if parallel else 1, end - begin), dtype=bool)
+        flags = np.ones((len(bounds) - 1 if parallel else 1, end - begin), dtype=bool)
         if parallel:
-            kernels.admm_segment_blocks(bounds, begin, end, *step, met)
+            kernels.admm_segment_blocks(bounds, begin, end, *step, flags)
         else:
-            kernels.admm_segment_range(0, n, begin, end, *step, met[0])
-        return met.all(axis=0)
+            kernels.admm_segment_range(0, n, begin, end, *step, flags[0])
+        return flags.all(axis=0)
 
     it, met = start, False
     while it < solver.max_iter:
