@@ -125,12 +125,12 @@ def _interval(result, digits=2):
                                        sign=True)
 
 
-def _paired(trials, cells, method, other, value="error_pct", same_data=False):
-    """Bootstrap of mean(other - method) over the tasks both ran (paired on cells + seed: one
-    seed per (cell, trial) task, so a sequence's draws pair up too). With `same_data` (every
-    trial refits the same data; only the estimators' seeds differ), trials whose two results
-    are identical are one unit, not several."""
-    keys = [*cells, "seed"]
+def _paired(trials, cells, method, other, value="error_pct", same_data=False, unit="seed"):
+    """Bootstrap of mean(other - method) over the tasks both ran (paired on cells + `unit`,
+    averaged within a unit: one seed per (cell, trial) task, so a sequence's draws pair up
+    too). With `same_data` (every trial refits the same data; only the estimators' seeds
+    differ), trials whose two results are identical are one unit, not several."""
+    keys = [*cells, unit]
     ours = trials[trials["method"] == method].groupby(keys)[value].mean()
     theirs = trials[trials["method"] == other].groupby(keys)[value].mean()
     common = ours.index.intersection(theirs.index)
@@ -193,6 +193,42 @@ def tracks(table, *, cells, threshold, n_groups, method="kssc", reference="ssc")
                    f"<= {threshold} pp (bootstrap over cells); saturated cells (both <= "
                    f"{FLOOR_PCT:g} % or both >= {100 * CEILING_SHARE:g} % of the chance error "
                    f"100 (1 - 1/{n_groups})) set apart")
+
+
+def tracks_per_level(table, *, cells, band, method="kssc", reference="ssc", unit="seed",
+                     trials=None):
+    """The paper's "closely tracks (matches) SSC at every level", level by level: at each
+    level of `cells`, mean(method - reference) paired on the same data (`unit`: a trial's
+    seed, or a sequence) with its bootstrap interval over those units, read against `band`
+    (lo, hi) in points. HOLDS when every level's interval lies within the band, FAILS when
+    one lies wholly outside it; a level with fewer than MIN_UNITS units decides nothing."""
+    if (missing := _missing(table, method, reference)):
+        return missing
+    band = (float(band[0]), float(band[1]))
+    rule = (f"at every level of {' x '.join(cells)}, mean({label(method)} - {label(reference)}) "
+            f"error paired on the same data (bootstrap over {unit}s) within "
+            f"[{band[0]:+g}, {band[1]:+g}] pp")
+    if trials is None:
+        return Outcome(Verdict.NOT_RUN, "no trials to pair", rule)
+    verdicts, parts, few = [], [], 0
+    for level, part in trials.groupby(cells, sort=True):
+        result = _paired(part, cells, reference, method, unit=unit)
+        verdicts.append(decide_units(result, None, band=band))
+        few += result["n"] < MIN_UNITS
+        level = ", ".join(f"{v:g}" if isinstance(v, float) else str(v)
+                          for v in np.atleast_1d(level))
+        parts.append(f"{level}: {result['mean']:+.2f} "
+                     f"{interval(None, result['low'], result['high'], '{:.2f}', sign=True)} "
+                     f"(n = {result['n']})")
+    return Outcome(combine(verdicts),
+                   f"of {len(verdicts)} levels, interval within the band at "
+                   f"{verdicts.count(Verdict.HOLDS)}, wholly outside at "
+                   f"{verdicts.count(Verdict.FAILS)}, straddling an edge at "
+                   f"{verdicts.count(Verdict.INCONCLUSIVE) - few}"
+                   + (f", fewer than MIN_UNITS = {MIN_UNITS} {unit}s at {few}" if few else "")
+                   + f"; per {' x '.join(cells)} ({label(method)} - {label(reference)}, "
+                   f"95 % interval): " + "; ".join(parts),
+                   rule)
 
 
 def below_competitors(table, *, cells, competitors, method="kssc", trials=None):
@@ -543,8 +579,8 @@ def sufficient_neighbours_beyond_dim(table, *, subspace_dim, aggregate, min_fp_p
 
 
 RULES = {rule.__name__: rule for rule in (
-    tracks, below_competitors, rise_at_most, spread_grows, lowest, at_most, gap_at_most, time_ratio,
-    time_within_factor_at_largest, time_below_share_at_largest, slowest_share_of_fastest,
+    tracks, tracks_per_level, below_competitors, rise_at_most, spread_grows, lowest, at_most,
+    gap_at_most, time_ratio, time_within_factor_at_largest, time_below_share_at_largest, slowest_share_of_fastest,
     faster_at_share_of_sizes, time_trend, loglog_slope, kssc_share_of_ssc,
     subspace_dim_near, sufficient_neighbours_beyond_dim)}
 

@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from experiments import claims
 from experiments._observation import singular_value_rows, summarise_dims
 from experiments.claims import (
     MIN_UNITS,
@@ -292,3 +293,210 @@ def test_sufficient_neighbours_need_a_margin_beyond_the_dimension():
     assert outcome.verdict is Verdict.INCONCLUSIVE and "for d = 5: FP 3.0 %" in outcome.observed
     assert observed(SUFFICIENT, observation(FOUR_DIM[:5], noisy)).verdict is \
         Verdict.INCONCLUSIVE                                          # 5 groups < MIN_UNITS
+
+
+# Every rule of the registry on hand-made tables: a case where it must hold and one where it
+# must fail (a rule that only measures: two cases with different measurements). A rule
+# replaced by one that always holds, or never does, fails one of its cases; the last two
+# tests check both, for every rule.
+
+def paired_trials(offsets, levels=(0.0, 0.1), n=12, jitter=0.5):
+    """Trials of several methods on the same data at each noise level: method m's error is the
+    draw's base error + offsets[m] (a number, or {level: number}) + a small paired jitter."""
+    base = np.resize([20.0, 30.0, 10.0, 25.0, 15.0, 22.0], n)
+    wobble = jitter * np.resize([1.0, -1.0, 0.0], n)
+    rows = []
+    for level in levels:
+        for trial in range(n):
+            for method, offset in offsets.items():
+                shift = offset.get(level, 0.0) if isinstance(offset, dict) else offset
+                rows.append({"noise": level, "method": method, "trial": trial,
+                             "seed": 1000 * trial + int(100 * level),
+                             "error_pct": base[trial] + shift + (wobble[trial] if shift else 0.0)})
+    trials = pd.DataFrame(rows)
+    table = (trials.groupby(["noise", "method"], sort=False)["error_pct"].mean()
+             .rename("error_pct_mean").reset_index())
+    return table, trials
+
+
+def spreads(first, last):
+    """Mean errors over four (mean, var) cells at two noise levels: SSC's and kSSC's."""
+    rows = [{"noise": level, "mean": cell // 2, "var": cell % 2, "method": method,
+             "error_pct_mean": 10.0 + spread * cell + (1.0 if method == "kssc" else 0.0)}
+            for level, spread in ((0.0, first), (0.1, last)) for cell in range(4)
+            for method in ("ssc", "kssc")]
+    return pd.DataFrame(rows)
+
+
+def times(x, rows):
+    """A summary table of median times: rows = {method: [time at each x, NaN: not run]}."""
+    return pd.DataFrame([{"n_per_subspace": n, "n_samples": n, "cores": n, "method": method,
+                          "time_paper_s_median": t}
+                         for method, ts in rows.items() for n, t in zip(x, ts, strict=True)
+                         if not np.isnan(t)])
+
+
+def raw_times(kssc, ssc):
+    return pd.DataFrame([{"method": m, "time_representation_s": t, "time_fit_s": t + 0.01}
+                         for m, ts in (("kssc", kssc), ("ssc", ssc)) for t in ts])
+
+
+def scaling(power):
+    sizes_ = [1000, 2000, 4000, 8000]
+    return pd.DataFrame([{"method": "kssc", "n_samples": n, "n_trials": 1, "n_failed": 0,
+                          "time_fit_s_median": 1e-3 * (n / 1000) ** power} for n in sizes_])
+
+
+def requirements(share):
+    """kSSC's memory and FLOPs as `share` of SSC's at k = 1000 (1 % at k = 100)."""
+    rows = []
+    for variant in ("exact", "relaxed"):
+        rows.append({"method": f"ssc_{variant}", "n_samples": 100000, "memory_gb_k100": 100.0,
+                     "memory_gb_k1000": 100.0, "flops_k100": 1e13, "flops_k1000": 1e13})
+        rows.append({"method": f"kssc_{variant}", "n_samples": 100000, "memory_gb_k100": 1.0,
+                     "memory_gb_k1000": 100.0 * share, "flops_k100": 1e11,
+                     "flops_k1000": 1e13 * share})
+    return pd.DataFrame(rows)
+
+
+def observation_case(spectra, fp_pct):
+    frame = observation(spectra, fp_pct)
+    return summarise_dims(frame), frame
+
+
+def at_most_row(mean, low, high):
+    return pd.DataFrame([{"method": "kssc", "n_trials": 30, "n_failed": 0, "error_pct_mean": mean,
+                          "error_pct_ci_low": low, "error_pct_ci_high": high}])
+
+
+def case(params, data, verdict, observed=""):
+    """(params, table, trials, expected verdict, a text the observation must hold)."""
+    table, trials = data if isinstance(data, tuple) else (data, None)
+    return params, table, trials, verdict, observed
+
+
+COMPETITORS = {"cells": ["noise"], "competitors": ["gsc", "tsc"]}
+PER_LEVEL = {"cells": ["noise"], "band": [-2.0, 2.0]}
+WITHIN = {"method": "kssc", "others": ["tsc", "sssc"], "factor": 3.0}
+BELOW = {"method": "kssc", "others": ["ssc", "gsc"], "share": 0.2}
+SHARE = {"x": "n_samples", "method_prefix": "kssc", "reference_prefix": "ssc", "share": 0.1}
+FASTER = {"x": "n_samples", "method": "kssc_relaxed", "reference": "kssc_exact", "share": 0.5}
+DOWN = {"x": "cores", "method_prefix": "kssc", "direction": "down"}
+FACES = {"where": {"variant": "faithful"}, "method": "kssc"}
+AT_MOST = {"where": {"method": "kssc"}, "value": "error_pct_mean", "threshold": 2.18}
+RISE_PARAMS = RISE["params"]
+LINEAR = np.linspace(0.0, 60.0, 12)
+
+CASES = {
+    "tracks": [case(TRACKS["params"], tracks_table([0.5, -1.0, 0.8, 0.2, 1.0, -0.5] * 2),
+                    Verdict.HOLDS),
+               case(TRACKS["params"], tracks_table([9.0, -8.0, 10.0, 7.5, 12.0, 9.5] * 2),
+                    Verdict.FAILS)],
+    "tracks_per_level": [
+        case(PER_LEVEL, paired_trials({"ssc": 0.0, "kssc": 0.3}), Verdict.HOLDS,
+             "0.1: +0.30 [+0."),
+        case(PER_LEVEL, paired_trials({"ssc": 0.0, "kssc": {0.1: 5.0}}), Verdict.FAILS,
+             "wholly outside at 1"),
+        case(PER_LEVEL, paired_trials({"ssc": 0.0, "kssc": {0.1: 2.0}}), Verdict.INCONCLUSIVE),
+        case(PER_LEVEL, paired_trials({"ssc": 0.0, "kssc": {0.1: 5.0}}, n=6),
+             Verdict.INCONCLUSIVE, "fewer than MIN_UNITS = 10 seeds at 2")],
+    "below_competitors": [
+        case(COMPETITORS, paired_trials({"kssc": 0.0, "gsc": 5.0, "tsc": 3.0}), Verdict.HOLDS),
+        case(COMPETITORS, paired_trials({"kssc": 0.0, "gsc": 5.0, "tsc": {0.0: 3.0, 0.1: -3.0}}),
+             Verdict.FAILS, "higher with it below 0 in 1"),
+        case(COMPETITORS, paired_trials({"kssc": 0.0, "gsc": 5.0, "tsc": 3.0})[0],
+             Verdict.HOLDS, "at 2/2 levels"),
+        case(COMPETITORS, paired_trials({"kssc": 0.0, "gsc": 5.0, "tsc": {0.0: 3.0, 0.1: -3.0}})[0],
+             Verdict.FAILS, "at 1/2 levels")],
+    "rise_at_most": [
+        case(RISE_PARAMS, sequences(LINEAR, LINEAR + np.resize([5.0, 7.0, 6.0], 12)),
+             Verdict.HOLDS),
+        case(RISE_PARAMS, sequences(LINEAR, LINEAR + np.resize([14.0, 16.0, 15.0], 12)),
+             Verdict.FAILS)],
+    "spread_grows": [case({"level": "noise", "cells": ["mean", "var"]}, spreads(1.0, 4.0),
+                          Verdict.HOLDS, "SSC 1.3, 5.2"),
+                     case({"level": "noise", "cells": ["mean", "var"]}, spreads(4.0, 1.0),
+                          Verdict.FAILS)],
+    "lowest": [case(FACES, face_trials([-2.0, -3.0, -1.5, -2.5, -2.0, -1.0] * 2), Verdict.HOLDS),
+               case(FACES, face_trials([2.0, 3.0, 1.5, 2.5, 2.0, 1.0] * 2), Verdict.FAILS)],
+    "at_most": [case(AT_MOST, at_most_row(1.5, 1.0, 2.0), Verdict.HOLDS, "1.50"),
+                case(AT_MOST, at_most_row(3.0, 2.5, 3.5), Verdict.FAILS, "3.00")],
+    "gap_at_most": [
+        case(GAP["params"], digits_trials(70.0 + np.arange(12.0), 72.0 + np.arange(12.0)
+                                          + np.resize([0.5, -0.5, 0.0], 12)), Verdict.HOLDS),
+        case(GAP["params"], digits_trials(70.0 + np.arange(12.0), 79.0 + np.arange(12.0)
+                                          + np.resize([0.5, -0.5, 0.0], 12)), Verdict.FAILS)],
+    "time_ratio": [case({"method": "kssc", "reference": "ssc"},
+                        raw_times([0.1, 0.1, 0.2], [1.0, 1.0, 2.0]), Verdict.INFO, "ratio 0.10"),
+                   case({"method": "kssc", "reference": "ssc"},
+                        raw_times([0.5, 0.5, 1.0], [1.0, 1.0, 2.0]), Verdict.INFO, "ratio 0.50")],
+    "time_within_factor_at_largest": [
+        case(WITHIN, times([100, 200], {"kssc": [0.2, 1.0], "tsc": [0.1, 0.6], "sssc": [0.5, 2.0]}),
+             Verdict.HOLDS, "kSSC/TSC = 1.67"),
+        case(WITHIN, times([100, 200], {"kssc": [0.2, 1.0], "tsc": [0.1, 0.2], "sssc": [0.5, 2.0]}),
+             Verdict.FAILS, "kSSC/TSC = 5.00")],
+    "time_below_share_at_largest": [
+        case(BELOW, times([100, 200], {"kssc": [0.1, 0.5], "ssc": [2.0, np.nan],
+                                       "gsc": [1.0, 5.0]}), Verdict.HOLDS, "ratio 0.050"),
+        case(BELOW, times([100, 200], {"kssc": [0.1, 0.5], "ssc": [2.0, np.nan],
+                                       "gsc": [1.0, 1.0]}), Verdict.FAILS, "ratio 0.500")],
+    "slowest_share_of_fastest": [
+        case(SHARE, times([1000], {"kssc_a": [0.1], "ssc_a": [2.0]}), Verdict.HOLDS),
+        case(SHARE, times([1000], {"kssc_a": [0.5], "ssc_a": [2.0]}), Verdict.FAILS)],
+    "faster_at_share_of_sizes": [
+        case(FASTER, sizes([0.2, 0.3, 0.4, 1.5], [0.5, 0.8, 1.2, 1.5]), Verdict.HOLDS),
+        case(FASTER, sizes([0.5, 0.8, 1.2, 1.5], [0.2, 0.3, 0.4, 1.5]), Verdict.FAILS)],
+    "time_trend": [
+        case(DOWN, times([1, 2, 3, 4], {"kssc_a": [2.0, 1.5, 1.0, 0.8]}), Verdict.HOLDS),
+        case(DOWN, times([1, 2, 3, 4], {"kssc_a": [2.0, 1.0, 0.9, 2.5]}), Verdict.FAILS)],
+    "loglog_slope": [case({"x": "n_samples", "y": "time_fit_s_median"}, scaling(1.0),
+                          Verdict.INFO, "log-log slope 1.00"),
+                     case({"x": "n_samples", "y": "time_fit_s_median"}, scaling(2.0),
+                          Verdict.INFO, "log-log slope 2.00")],
+    "kssc_share_of_ssc": [case({"threshold": 0.02}, requirements(0.01), Verdict.HOLDS,
+                               "memory 1.00%"),
+                          case({"threshold": 0.02}, requirements(0.05), Verdict.FAILS,
+                               "memory 5.00%")],
+    "subspace_dim_near": [
+        case({"subspace_dim": 4, "tolerance": 1}, observation_case(FOUR_DIM, [1]), Verdict.HOLDS),
+        case({"subspace_dim": 4, "tolerance": 1}, observation_case(TWO_DIM, [1]), Verdict.FAILS)],
+    "sufficient_neighbours_beyond_dim": [
+        case(SUFFICIENT["params"], observation_case(FOUR_DIM, [2.0, 4.0, 6.0, 8.0, 10.0, 12.0]),
+             Verdict.HOLDS),
+        case(SUFFICIENT["params"], observation_case(FOUR_DIM, [0.3] * 6), Verdict.FAILS)],
+}
+
+
+def check(rule, params, table, trials, verdict, observed):
+    outcome = evaluate({"rule": rule, "params": params}, table, trials=trials)
+    assert outcome.verdict is verdict, outcome
+    assert observed in outcome.observed, outcome.observed
+
+
+def test_every_rule_has_a_case_where_it_holds_and_one_where_it_fails():
+    assert set(CASES) == set(claims.RULES)
+    for rule, cases in CASES.items():
+        verdicts = [c[3] for c in cases]
+        if Verdict.INFO in verdicts:  # a measurement: two cases that measure differently
+            assert len({c[4] for c in cases}) >= 2 and all(c[4] for c in cases), rule
+        else:
+            assert {Verdict.HOLDS, Verdict.FAILS} <= set(verdicts), rule
+
+
+@pytest.mark.parametrize("rule, index", [(r, i) for r, cases in CASES.items()
+                                         for i in range(len(cases))])
+def test_each_rule_on_its_cases(rule, index):
+    check(rule, *CASES[rule][index])
+
+
+@pytest.mark.parametrize("mutant", [Verdict.HOLDS, Verdict.FAILS])
+@pytest.mark.parametrize("rule", sorted(claims.RULES))
+def test_a_rule_that_always_holds_or_never_holds_fails_a_case(rule, mutant, monkeypatch):
+    monkeypatch.setitem(claims.RULES, rule, lambda table, **params: claims.Outcome(mutant, ""))
+    failed = 0
+    for params, table, trials, verdict, observed in CASES[rule]:
+        try:
+            check(rule, params, table, trials, verdict, observed)
+        except AssertionError:
+            failed += 1
+    assert failed, f"{rule} replaced by a rule that always returns {mutant} passes its cases"
