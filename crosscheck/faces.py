@@ -37,9 +37,15 @@ import scipy.io
 from hydra.utils import instantiate
 from omegaconf import OmegaConf
 
-from experiments._bootstrap import bootstrap_mean, bootstrap_paired_difference
 from experiments._io import write_csv, write_text
 from experiments._trial import method_seed
+from experiments.publish.faces import (
+    METHODS,
+    markdown_table,
+    rerun_agreement,
+    summarise,
+    zero_image_finding,
+)
 from kssc.datasets.cached import yaleb_subject_images
 from kssc.metrics import clustering_error
 
@@ -57,13 +63,10 @@ from .octave import call_octave
 
 CONF_DIR = REPO_ROOT / "conf"
 YALE_CSV = REPO_ROOT / "results" / "yale.csv"
-METHODS = ("ssc", "gsc", "tsc", "sssc", "kssc")  # the table's row order
 MATRICES = {"octave_load": (96, 84), "python_load": (96, 84), "python_load_48x42": (48, 42)}
 COLUMNS = ["trial", "seed", "subjects", "matrix", "method", "error_paper_code", "error_ours",
            "error_committed", "max_abs_dZ", "ari", "identical_pct", "seconds_theirs",
            "seconds_ours", "max_abs_dX", "notes"]
-# Table:face_results of the paper (mean error %), as conf/experiment/yale.yaml records it.
-PAPER = {"ssc": 28.1, "gsc": 30.6, "tsc": 58.1, "sssc": 59.5, "kssc": 22.3}
 
 # Their loading path of test_faces.m, one subject at a time.
 LOAD_DRIVER = r"""function xcheck_load(in_file, out_file)
@@ -255,78 +258,6 @@ def _unit(X):
     return X / np.where(norms == 0, 1.0, norms)
 
 
-def summarise(frame, paper=PAPER):
-    """Per method: paper, their path (their loading), ours (committed pipeline) at 96 x 84 and
-    at 48 x 42, the paired difference theirs - ours, and a verdict.
-
-    "theirs" is the authors' code on the Octave-loaded matrix (test_faces.m end to end);
-    "ours" our code on our matrix (experiments/yale.py). Means with 95 % bootstrap intervals
-    over draws; the paired difference uses the draws where both ran.
-    """
-    rows = []
-    for name in METHODS:
-        theirs = frame[(frame["matrix"] == "octave_load") & (frame["method"] == name)]
-        theirs = theirs.set_index("trial")["error_paper_code"].dropna()
-        ours = frame[(frame["matrix"] == "python_load") & (frame["method"] == name)]
-        ours = ours.set_index("trial")["error_ours"]
-        small = frame[(frame["matrix"] == "python_load_48x42") & (frame["method"] == name)]
-        common = theirs.index.intersection(ours.index)
-        t, o = bootstrap_mean(theirs), bootstrap_mean(ours)
-        s = bootstrap_mean(small["error_ours"])
-        d = bootstrap_paired_difference(theirs[common].to_numpy(), ours[common].to_numpy())
-        paired = bootstrap_mean(ours[common])
-        rows.append({"method": name, "paper": paper.get(name, np.nan),
-                     "theirs_n": t["n"], "theirs_mean": t["mean"], "theirs_low": t["low"],
-                     "theirs_high": t["high"], "ours_n": o["n"], "ours_mean": o["mean"],
-                     "ours_low": o["low"], "ours_high": o["high"], "paired_n": paired["n"],
-                     "paired_mean": paired["mean"], "paired_low": paired["low"],
-                     "paired_high": paired["high"], "diff_n": d["n"],
-                     "diff_mean": d["mean"], "diff_low": d["low"], "diff_high": d["high"],
-                     "ours_48x42_n": s["n"], "ours_48x42_mean": s["mean"],
-                     "ours_48x42_low": s["low"], "ours_48x42_high": s["high"],
-                     "verdict": verdict(paper.get(name, np.nan), t, o, d)})
-    return pd.DataFrame(rows)
-
-
-def verdict(paper, theirs, ours, diff):
-    """The row's reading: does the released code give our numbers or the paper's?
-
-    "Our numbers" when the paired difference's interval holds 0; "the paper's" when it does
-    not and the paper's mean lies within the interval of their code's errors.
-    """
-    if diff["n"] < 2:
-        return "not run"
-    if ours["low"] <= paper <= ours["high"]:
-        return "no gap: the paper's figure lies within our interval"
-    where = f" (paired difference over {diff['n']} draws)"
-    if diff["low"] <= 0.0 <= diff["high"]:
-        return ("the released code gives our numbers" + where + ": the paper's figure is not "
-                "reproducible from the released code")
-    if theirs["low"] <= paper <= theirs["high"]:
-        return f"the released code gives the paper's: our difference is {-diff['mean']:+.1f} points"
-    return (f"the released code gives neither: {diff['mean']:+.1f} points from ours" + where
-            + ", and the paper's figure lies outside its interval")
-
-
-def markdown_table(summary):
-    """The side-by-side table (docs/crosscheck.md) from `summarise`'s frame."""
-    def interval(row, side):
-        n, mean = row[f"{side}_n"], row[f"{side}_mean"]
-        if n == 0:
-            return "not run"
-        return f"{mean:.1f} [{row[f'{side}_low']:.1f}, {row[f'{side}_high']:.1f}] (n={n})"
-
-    lines = ["| method | paper | authors' code in Octave | ours, the same draws | ours, every "
-             "draw | theirs - ours (paired) | ours at 48 x 42 | verdict |",
-             "|---|---|---|---|---|---|---|---|"]
-    for row in summary.to_dict("records"):
-        lines.append(f"| {row['method']} | {row['paper']:.1f} | {interval(row, 'theirs')} | "
-                     f"{interval(row, 'paired')} | {interval(row, 'ours')} | "
-                     f"{interval(row, 'diff')} | "
-                     f"{interval(row, 'ours_48x42')} | {row['verdict']} |")
-    return "\n".join(lines)
-
-
 def agreement_table(frame):
     """Their code and ours on the same (Octave-loaded) matrix, per method: the implementation
     check behind the verdicts, and the loading check (their matrix against ours)."""
@@ -365,7 +296,8 @@ def write_docs(path, frame):
     text = Path(path).read_text(encoding="utf-8")
     start, end = text.index(MARK[0]) + len(MARK[0]), text.index(MARK[1])
     new = (text[:start] + markdown_table(summarise(frame)) + "\n\n" + agreement_table(frame)
-           + "\n" + text[end:])
+           + "\n\n" + zero_image_finding(frame) + "\n\n"
+           + rerun_agreement(frame, pd.read_csv(YALE_CSV)) + "\n" + text[end:])
     if new != text:
         write_text(new, path)
     return new != text
