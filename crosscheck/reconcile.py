@@ -36,6 +36,7 @@ import pandas as pd
 from scipy import stats
 
 from experiments._io import write_csv, write_text
+from experiments.publish.reconcile import TERM_TEXT, markdown
 
 from .environment import REPO_ROOT
 
@@ -48,18 +49,6 @@ TERMS = {"cells": ("grid", "cells"),
          "scoring": ("theirs_unscored", "theirs"),
          "settings": ("theirs", "theirs_paper"),
          "unreconciled": ("theirs_paper", None)}
-TERM_TEXT = {
-    "cells": "the cells run in Octave instead of the whole committed grid",
-    "generator": "our generator -> their generator (our KSSC and SSC on both)",
-    "implementation": "our KSSC/SSC -> their kssc_relaxed_par/ssc_relaxed + ncutW, same data",
-    "implementation_kssc": "  of which k-SSC (our error - theirs)",
-    "implementation_ssc": "  of which SSC (their error - ours)",
-    "scoring": "their dvsn loop scores a k-SSC whose ncutW threw as 0 % (D27)",
-    "settings": "their code's settings -> the paper text's",
-    "unreconciled": "left: their loop at the paper text's settings vs the paper's match (0)",
-    "neighbour_search": "beside the sum: VLFeat's kd-tree instead of exact neighbours (ours)",
-    "settings_grid": "beside the sum: the paper text's k on the whole grid (ours, 1 trial/cell)",
-}
 BLOCK = re.compile(r"(<!-- reconcile:begin -->\n).*?(<!-- reconcile:end -->)", re.S)
 
 
@@ -242,40 +231,6 @@ def reconcile(loops, committed, n_boot=2000, grid=None):
     return pd.concat(rows, ignore_index=True)
 
 
-def _header(experiment, group, first, part):
-    text = (f"**synthetic_{experiment}, {group}**: committed grid gap {first.gap_grid:+.2f} "
-            f"points; {int(first.n_cells)} cells, {int(first.n_trials)} trials in all "
-            f"({first.n_trials / first.n_cells:.1f} per cell) run through both; our KSSC/SSC at "
-            f"the paper text's settings on the same data: gap {first.gap_ours_paper:+.2f}. "
-            f"Their k-SSC's ncutW threw in {first.kssc_failed_theirs} fits, their SSC's in "
-            f"{first.ssc_failed_theirs}; cross-subspace neighbours (code settings): ours "
-            f"{100 * first.cross_neighbours_ours:.1f} %, theirs "
-            f"{100 * first.cross_neighbours_theirs:.1f} %")
-    if "recall_kdtree" in part and pd.notna(first.recall_kdtree):
-        text += (f", VLFeat's kd-tree {100 * first.cross_neighbours_kdtree:.1f} % (recall of "
-                 f"the exact neighbours {100 * first.recall_kdtree:.1f} %)")
-    text += "."
-    if "grid_gap_paper_k" in part and pd.notna(first.grid_gap_paper_k):
-        text += (f" On the whole grid (ours, trial 0 of each cell) the gap is "
-                 f"{first.grid_gap_code_k:+.2f} at the code's k and {first.grid_gap_paper_k:+.2f} "
-                 f"at the paper text's.")
-    return text
-
-
-def markdown(table):
-    """One Markdown table per (experiment, group): each term, its points and its interval."""
-    lines = []
-    for (experiment, group), part in table.groupby(["experiment", "group"], sort=False):
-        lines += [_header(experiment, group, part.iloc[0], part), "",
-                  "| step | points | 95 % interval |", "|---|---|---|"]
-        for row in part.itertuples():
-            lines.append(f"| {TERM_TEXT[row.term]} | {row.points:+.2f} | "
-                         f"[{row.low:+.2f}, {row.high:+.2f}] |")
-        total = part[part["in_sum"]]["points"].sum()
-        lines += [f"| sum of the steps (= the grid gap) | {total:+.2f} | |", ""]
-    return "\n".join(lines)
-
-
 def replace_block(text, block):
     """`text` with the part between the reconcile markers replaced by `block`."""
     if not BLOCK.search(text):
@@ -306,7 +261,7 @@ def main(argv=None):
                       pd.read_csv(grid) if grid.is_file() else None)
     if args.output is not None:
         write_csv(table, args.output)
-    block = markdown(table)
+    block = markdown(table, loops)
     if args.docs is not None:
         write_text(replace_block(args.docs.read_text(), block), args.docs)
     print(block)

@@ -35,8 +35,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._bootstrap import bootstrap_mean, bootstrap_paired_difference
+from ._format import interval
 from .conventions import label, ordered_methods
-from .publish.tables import interval
 
 MIN_UNITS = 10
 FLOOR_PCT = 1.0
@@ -580,8 +580,8 @@ def sufficient_neighbours_beyond_dim(table, *, subspace_dim, aggregate, min_fp_p
 
 RULES = {rule.__name__: rule for rule in (
     tracks, tracks_per_level, below_competitors, rise_at_most, spread_grows, lowest, at_most,
-    gap_at_most, time_ratio, time_within_factor_at_largest, time_below_share_at_largest, slowest_share_of_fastest,
-    faster_at_share_of_sizes, time_trend, loglog_slope, kssc_share_of_ssc,
+    gap_at_most, time_ratio, time_within_factor_at_largest, time_below_share_at_largest,
+    slowest_share_of_fastest, faster_at_share_of_sizes, time_trend, loglog_slope, kssc_share_of_ssc,
     subspace_dim_near, sufficient_neighbours_beyond_dim)}
 
 

@@ -100,8 +100,8 @@ def write_report(results_dir="results", check=False):
                           floor_share=100 * TIME_FLOOR_SHARE), ""]
     for name, declared in feeds.declared():
         parts += section(results, name, declared) + [""]
-    paper_gsc = {row["method"]: row for row in feeds.feeds("yale")["table"]["paper"]}["gsc"]
-    if extra := crosscheck_section.section(results, paper_gsc):
+    paper = {row["method"]: row for row in feeds.feeds("yale")["table"]["paper"]}
+    if extra := crosscheck_section.section(results, paper):
         parts += extra + [""]
     text = "\n".join(parts)
     if not check:

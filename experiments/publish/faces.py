@@ -90,7 +90,8 @@ def summarise(frame, paper=None):
         small = frame[(frame["matrix"] == "python_load_48x42") & (frame["method"] == name)]
         common = theirs.index.intersection(ours.index)
         stated = paper.get(name, {})
-        p = paper_interval(stated.get("error_pct_mean", np.nan), stated.get("error_pct_std", np.nan))
+        p = paper_interval(stated.get("error_pct_mean", np.nan),
+                           stated.get("error_pct_std", np.nan))
         parts = {"paper": p, "theirs": bootstrap_mean(theirs), "ours": bootstrap_mean(ours),
                  "paired": bootstrap_mean(ours[common]),
                  "diff": bootstrap_paired_difference(theirs[common].to_numpy(),

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._format import interval
 from ..conventions import label, ordered_methods
 
 MISSING = "-"
@@ -30,19 +31,6 @@ MISSING = "-"
 
 class TableError(Exception):
     """A table that cannot be built (unknown name, missing CSV or column)."""
-
-
-def interval(mean, low, high, fmt="{:.2f}", sign=False):
-    """'mean [low, high]' (signed with `sign`); the bracket alone when `mean` is None, ''
-    for a missing mean, the mean alone without both ends of the interval."""
-    if sign:
-        fmt = fmt.replace("{:", "{:+")
-    if mean is not None and pd.isna(mean):
-        return ""
-    parts = [] if mean is None else [fmt.format(mean)]
-    if not (pd.isna(low) or pd.isna(high)):
-        parts.append(f"[{fmt.format(low)}, {fmt.format(high)}]")
-    return " ".join(parts)
 
 
 def sidecars(results_dir):

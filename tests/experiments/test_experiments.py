@@ -407,11 +407,13 @@ def test_plot_and_report_import_no_experiment_module():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=REPO_ROOT).stdout
     allowed = {"experiments._io", "experiments._checkout", "experiments.claims",
+               "experiments._format",
                "experiments.conventions", "experiments._bootstrap", "experiments.plot",
                "experiments.report",
                "experiments.publish", "experiments.publish.feeds",
                "experiments.publish.markdown", "experiments.publish.tables",
-               "experiments.publish.crosscheck_section"}
+               "experiments.publish.crosscheck_section", "experiments.publish.faces",
+               "experiments.publish.reconcile"}
     assert set(eval(out)) <= allowed, out
 
 
