@@ -1,6 +1,6 @@
 """The authors' synthetic loops in Octave beside ours, on the same generated data.
 
-`python -m crosscheck.authors_loops --output results/crosscheck_authors_loops.csv` runs, per
+`python -m crosscheck.authors_loops --output results/crosscheck_authors_loops_dvsn.csv` runs, per
 chosen cell and trial, one Octave session that does what one iteration of
 `test_synthetic_dvsn.m` or `test_synthetic_mv.m` does: their generator (the dvsn loop's
 inline draw; `gen_depmultivar_data` + `normalize` + noise for mv), `normalize`,

@@ -35,7 +35,7 @@ html_static_path = []
 def _write_gallery(source=ROOT / "examples",
                    target=Path(__file__).parent / "generated" / "examples"):
     """One page per examples/*.py: its docstring, then its code (the scripts are not run here;
-    tests/test_docs_examples.py runs them)."""
+    tests/project/test_docs_examples.py runs them)."""
     import ast
 
     target.mkdir(parents=True, exist_ok=True)

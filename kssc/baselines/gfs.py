@@ -12,7 +12,7 @@ Differences from Dyer et al.:
   paper's experiments ran, conf/method/gfs.yaml). With noise every point picks all k_max
   points, the ones past its subspace's dimension from other subspaces; with a binary
   affinity these weigh as much as the rest, and N-Cut fails even on an easy union
-  (tests/test_baselines.py);
+  (tests/kssc/baselines/test_baselines.py);
 - spectral step: N-Cut of |Z| + |Z|^T (Cour, Yu and Shi), points normalised to unit norm.
 Differences from the authors' MATLAB code:
 - a point stops as soon as ||residual|| <= tol, also before k_max picks (the released code

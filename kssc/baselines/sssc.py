@@ -111,7 +111,7 @@ class SSSC(SelfExpressiveClustering):
         Points in the in-sample set; from n_clusters to n_samples. None takes
         min(n_samples, max(100, 10 * n_clusters)). The authors' 20 (what the paper's
         experiments ran, conf/method/sssc.yaml) leaves a few in-sample points per cluster,
-        too few to find the clusters even on an easy union (tests/test_baselines.py).
+        too few to find the clusters even on an easy union (tests/kssc/baselines/test_baselines.py).
     lam : float, default=0.1
         The l1 weight of the in-sample coding.
     kappa : float, default=1e-6

@@ -8,14 +8,18 @@
   accepts those arguments (placeholders replaced by a valid choice).
 - Every citation of docs/protocol.md in kssc/ and experiments/ names a section
   or discrepancy that docs/protocol.md has, and no file cites the protocol any other way.
+- Every repository path cited in docs/, README, pyproject, the Makefile, the docstrings and
+  comments of kssc/, experiments/, crosscheck/ and benchmarks/, and conf/ exists.
 """
 
 import argparse
 import ast
 import importlib
 import inspect
+import io
 import re
 import runpy
+import tokenize
 
 import numpy as np
 import pytest
@@ -274,6 +278,66 @@ def test_no_citation_of_documents_outside_the_repository():
                     or "shared/research" in line:
                 offending.append(f"{path.relative_to(REPO_ROOT)}:{number}: {line.strip()}")
     assert not offending, "cite docs/protocol.md instead:\n" + "\n".join(offending)
+
+
+# --- repository paths cited in prose ----------------------------------------------------
+
+TOP_FOLDERS = ("kssc", "experiments", "crosscheck", "benchmarks", "tests", "docs", "conf",
+               "results", "examples", "figures")
+# A path, not inside a longer one (an absolute path, ../shared/..., a URL), ending in a name.
+CITED_PATH = re.compile(r"(?<![\w./~$:-])((?:%s)/(?:[\w./-]*[\w/])?)" % "|".join(TOP_FOLDERS))
+NOT_COMMITTED = ("docs/_build",)  # written by `make docs` (.gitignore)
+
+
+def _prose(path):
+    """The text of `path` a reader follows: all of it, or a module's docstrings and comments."""
+    text = path.read_text()
+    if path.suffix != ".py" or path.parent.name == "docs":
+        return text
+    parts = [ast.get_docstring(node, clean=False) or "" for node in ast.walk(ast.parse(text))
+             if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
+                                  ast.AsyncFunctionDef))]
+    parts += [token.string for token in tokenize.generate_tokens(io.StringIO(text).readline)
+              if token.type == tokenize.COMMENT]
+    return "\n".join(parts)
+
+
+def _documents():
+    yield from sorted((REPO_ROOT / "docs").glob("*.md"))
+    yield from sorted((REPO_ROOT / "docs").glob("*.rst"))
+    yield from sorted((REPO_ROOT / "docs").glob("*.py"))
+    yield from (REPO_ROOT / name for name in ("README.md", "pyproject.toml", "Makefile"))
+    for folder in ("kssc", "experiments", "crosscheck", "benchmarks"):
+        yield from sorted((REPO_ROOT / folder).rglob("*.py"))
+    yield from sorted((REPO_ROOT / "conf").rglob("*.yaml"))
+
+
+def cited_paths(text):
+    """Repository paths cited in `text`, less patterns (`results/*.csv`, `figures/x.{png,pdf}`,
+    `results/<name>.csv`)."""
+    found = []
+    for line in text.splitlines():
+        for match in CITED_PATH.finditer(line):
+            after = line[match.end():match.end() + 2]
+            if after[:1] in ("*", "{", "<") or after == ".{":
+                continue
+            found.append(match.group(1))
+    return found
+
+
+def test_cited_paths_are_found():
+    assert cited_paths("see `tests/project/test_docs_drift.py`, kssc/ and /work/kssc/x.py") == [
+        "tests/project/test_docs_drift.py", "kssc/"]
+    assert cited_paths("results/*.csv, results/<name>.csv, figures/scale.{png,pdf}") == []
+
+
+def test_every_cited_repository_path_exists():
+    missing = []
+    for path in _documents():
+        for cited in cited_paths(_prose(path)):
+            if not cited.startswith(NOT_COMMITTED) and not (REPO_ROOT / cited).exists():
+                missing.append(f"{path.relative_to(REPO_ROOT)}: {cited}")
+    assert not missing, "cited paths that do not exist:\n" + "\n".join(sorted(set(missing)))
 
 
 def test_user_guide_predict_table_is_generated_from_the_committed_results(tmp_path):
