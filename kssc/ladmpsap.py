@@ -9,8 +9,11 @@ H y are kept up to date from the (sparse) new z, so an iteration costs O(k nnz(z
 Constants follow the paper's column-parallel code (`par_helper_exact`, docs/protocol.md 1.4):
 mu_0 = 0.5, mu_max = 10, growth 1.1, rho = 1.2 ||A_i||_2^2, stopping tests normalised by
 ||A_i||_2, eps_primal = 1e-3, eps_change = 1e-4, 200 iterations, e updated with the new z.
-Unlike that code (whose z-change term is identically 0), the change test uses both the
-z and the e change, as the paper writes it.
+The change test is that code's with its z term repaired: it computes
+mu max(sqrt(rho) ||z - z||, ||e - e_prev||) / ||A_i||_2, whose z term is identically 0;
+ours takes z - z_prev there, as the authors' `ssc_exact` does. It is neither that code's
+test nor the paper's (appendix "Solving Exact kSSC via LADMPSAP": sqrt(rho) on both terms,
+normalised by ||X_i||_F, with mu_0 = 0.1, mu_max = 1, rho = ||X_i||_F).
 """
 
 import numpy as np
