@@ -231,7 +231,7 @@ def tracks_per_level(table, *, cells, band, method="kssc", reference="ssc", unit
                    rule)
 
 
-def below_competitors(table, *, cells, competitors, method="kssc", trials=None):
+def below_competitors(table, *, cells, competitors, method="kssc", unit="seed", trials=None):
     if (missing := _missing(table, method)):
         return missing
     means = _means(table, cells)
@@ -248,7 +248,7 @@ def below_competitors(table, *, cells, competitors, method="kssc", trials=None):
     for level, part in trials.groupby(cells, sort=True):
         level = ", ".join(f"{c} = {v}" for c, v in zip(cells, np.atleast_1d(level), strict=True))
         for other in others:
-            result = _paired(part, cells, method, other)
+            result = _paired(part, cells, method, other, unit=unit)
             verdicts.append(decide_units(result, 0.0, claimed="above"))
             if worst is None or result["mean"] < worst[2]["mean"]:
                 worst = (level, other, result)
@@ -261,7 +261,7 @@ def below_competitors(table, *, cells, competitors, method="kssc", trials=None):
                    f"{verdicts.count(Verdict.INCONCLUSIVE)}; smallest: {label(other)} - "
                    f"{label(method)} at {level} {result['mean']:+.1f} pp "
                    f"({_interval(result, 1)})",
-                   rule + " (paired bootstrap over trials at each level)")
+                   rule + f" (paired bootstrap over {unit}s at each level)")
 
 
 def rise_at_most(table, *, cell, method, threshold, pair_on, trials=None):

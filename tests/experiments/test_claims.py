@@ -500,3 +500,20 @@ def test_a_rule_that_always_holds_or_never_holds_fails_a_case(rule, mutant, monk
         except AssertionError:
             failed += 1
     assert failed, f"{rule} replaced by a rule that always returns {mutant} passes its cases"
+
+
+def test_trials_of_a_sequence_are_one_unit():
+    # Five sequences, three draws each, kSSC 5 points worse at noise 0.1: fifteen seeds but
+    # only five sequences, too few to decide when the unit is the sequence.
+    table, trials = paired_trials({"ssc": 0.0, "kssc": {0.1: 5.0}}, n=15)
+    trials["sequence"] = "s" + (trials["trial"] % 5).astype(str)
+    by_seed = evaluate({"rule": "tracks_per_level", "params": PER_LEVEL}, table, trials=trials)
+    assert by_seed.verdict is Verdict.FAILS
+    by_sequence = evaluate({"rule": "tracks_per_level",
+                            "params": {**PER_LEVEL, "unit": "sequence"}}, table, trials=trials)
+    assert by_sequence.verdict is Verdict.INCONCLUSIVE and "(n = 5)" in by_sequence.observed
+    claim = {"rule": "below_competitors", "params": {**COMPETITORS, "unit": "sequence"}}
+    table, trials = paired_trials({"kssc": 0.0, "gsc": 5.0, "tsc": 3.0}, n=15)
+    trials["sequence"] = "s" + (trials["trial"] % 5).astype(str)
+    outcome = evaluate(claim, table, trials=trials)
+    assert outcome.verdict is Verdict.INCONCLUSIVE and "over sequences" in outcome.rule
