@@ -271,6 +271,14 @@ class KSSC(SelfExpressiveClustering):
         return solver
 
     def _representation(self, X, random_state):
+        P, solver = self._coded_points(X)
+        with self._timed("neighbours") as progress:
+            indices = self._candidates(P, random_state, progress)
+        return self._code(X, P, indices, solver)
+
+    def _coded_points(self, X):
+        """(P, solver): the points as coded (unit rows when normalising dense X; sparse X as
+        is) and the validated solver; checks that the setting takes X."""
         solver = self._solver()
         # Float32 data (e.g. a memory-mapped .npy) is coded from one float32 copy of its unit
         # rows, made a chunk at a time; the coefficient step casts each gathered chunk to
@@ -283,9 +291,7 @@ class KSSC(SelfExpressiveClustering):
         else:
             # A sparse matrix cannot be StandardScaler's centred output: nothing to check.
             warn_unsuitable(X)
-        with self._timed("neighbours") as progress:
-            indices = self._candidates(P, random_state, progress)
-        return self._code(X, P, indices, solver)
+        return P, solver
 
     def _check_sparse_setting(self, solver):
         """ValueError naming the setting when it cannot take sparse X."""

@@ -1,0 +1,70 @@
+"""A path of settings from one neighbour search against one fit (issue 38, part 5).
+
+Run: `nice python -m benchmarks.bench_path [--n 20000] [--repeats 3]`. Data: a union of
+5 random subspaces of dimension 5 in R^50 (Gaussian coefficients, noise 0.01). Prints, per
+repeat, the wall time of one `KSSC` fit (n_clusters=5, the default lam) and of `kssc_path`
+over 5 penalties x 3 cluster counts, their ratio, and the medians over the repeats (the
+target: a ratio of at most 3); then whether the path's labels for the fit's setting equal the
+fit's, and the clustering error of each setting. Asserts nothing. A first small fit and path
+compile numba's kernels before the timing. Timings on a shared machine are inflated: the
+load average is printed.
+"""
+
+import argparse
+import os
+import time
+import warnings
+
+import numpy as np
+
+from kssc import KSSC, clustering_error, kssc_path
+from kssc.datasets import make_subspaces
+
+LAMS = [0.0005, 0.00125, 0.0025, 0.005, 0.01]
+COUNTS = [4, 5, 6]
+FIT = {"n_clusters": 5, "lam": 0.00125}
+
+
+def data(n, ambient=50, n_subspaces=5, dim=5, seed=0):
+    return make_subspaces(n_subspaces, dim, n // n_subspaces, ambient, coefficients="gaussian",
+                          noise=0.01, random_state=seed)[:2]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=20_000)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    warnings.simplefilter("ignore")
+    small, _ = data(500)
+    KSSC(random_state=0, **FIT).fit(small)
+    kssc_path(small, LAMS[:1], COUNTS[:1], random_state=0)
+    X, y = data(args.n)
+    print(f"{X.shape[0]} points in R^{X.shape[1]}; path: {len(LAMS)} penalties {LAMS} x "
+          f"{len(COUNTS)} cluster counts {COUNTS}; load average {os.getloadavg()[0]:.2f}")
+    fits, paths = [], []
+    for repeat in range(args.repeats):
+        start = time.perf_counter()
+        model = KSSC(random_state=0, **FIT).fit(X)
+        fits.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        labels = kssc_path(X, LAMS, COUNTS, random_state=0)
+        paths.append(time.perf_counter() - start)
+        stages = ", ".join(f"{name} {seconds:.2f}" for name, seconds in model.timings_.items())
+        print(f"repeat {repeat}: fit {fits[-1]:.2f} s ({stages}); path {paths[-1]:.2f} s; "
+              f"ratio {paths[-1] / fits[-1]:.2f}")
+    fit, path = np.median(fits), np.median(paths)
+    print(f"median over {args.repeats}: fit {fit:.2f} s, path {path:.2f} s, ratio "
+          f"{path / fit:.2f} (separate fits: {len(LAMS) * len(COUNTS)} x {fit:.2f} s = "
+          f"{len(LAMS) * len(COUNTS) * fit:.1f} s); load average {os.getloadavg()[0]:.2f}")
+    same = np.array_equal(labels[LAMS.index(FIT["lam"]), COUNTS.index(FIT["n_clusters"])],
+                          model.labels_)
+    print(f"path labels of the fit's setting equal the fit's: {same}")
+    for i, lam in enumerate(LAMS):
+        errors = ", ".join(f"c={c}: {clustering_error(y, labels[i, j]):.3f}"
+                           for j, c in enumerate(COUNTS))
+        print(f"lam={lam:g}: clustering error {errors}")
+
+
+if __name__ == "__main__":
+    main()
