@@ -1,13 +1,13 @@
 """A path of settings from one neighbour search against one fit (issue 38, part 5).
 
-Run: `nice python -m benchmarks.bench_path [--n 20000] [--repeats 3]`. Data: a union of
-5 random subspaces of dimension 5 in R^50 (Gaussian coefficients, noise 0.01). Prints, per
-repeat, the wall time of one `KSSC` fit (n_clusters=5, the default lam) and of `kssc_path`
-over 5 penalties x 3 cluster counts, their ratio, and the medians over the repeats (the
-target: a ratio of at most 3); then whether the path's labels for the fit's setting equal the
-fit's, and the clustering error of each setting. Asserts nothing. A first small fit and path
-compile numba's kernels before the timing. Timings on a shared machine are inflated: the
-load average is printed.
+Run: `nice python -m benchmarks.bench_path [--n 20000] [--repeats 3] [--counts 4 5 6]`.
+Data: a union of 5 random subspaces of dimension 5 in R^50 (Gaussian coefficients, noise
+0.01). Prints, per repeat, the wall time of one `KSSC` fit (n_clusters=5, the default lam)
+and of `kssc_path` over 5 penalties x the cluster counts, their ratio, and the medians over
+the repeats (the target: a ratio of at most 3); then whether the path's labels for the
+fit's setting equal the fit's (and give the same partition), and the clustering error of
+each setting. Asserts nothing. A first small fit and path compile numba's kernels before
+the timing. Timings on a shared machine are inflated: the load average is printed.
 """
 
 import argparse
@@ -34,35 +34,39 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=20_000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--counts", type=int, nargs="+", default=COUNTS,
+                        help="cluster counts of the path (must include 5, the fit's)")
     args = parser.parse_args()
+    counts = args.counts
     warnings.simplefilter("ignore")
     small, _ = data(500)
     KSSC(random_state=0, **FIT).fit(small)
-    kssc_path(small, LAMS[:1], COUNTS[:1], random_state=0)
+    kssc_path(small, LAMS[:1], counts[:1], random_state=0)
     X, y = data(args.n)
     print(f"{X.shape[0]} points in R^{X.shape[1]}; path: {len(LAMS)} penalties {LAMS} x "
-          f"{len(COUNTS)} cluster counts {COUNTS}; load average {os.getloadavg()[0]:.2f}")
+          f"{len(counts)} cluster counts {counts}; load average {os.getloadavg()[0]:.2f}")
     fits, paths = [], []
     for repeat in range(args.repeats):
         start = time.perf_counter()
         model = KSSC(random_state=0, **FIT).fit(X)
         fits.append(time.perf_counter() - start)
         start = time.perf_counter()
-        labels = kssc_path(X, LAMS, COUNTS, random_state=0)
+        labels = kssc_path(X, LAMS, counts, random_state=0)
         paths.append(time.perf_counter() - start)
         stages = ", ".join(f"{name} {seconds:.2f}" for name, seconds in model.timings_.items())
         print(f"repeat {repeat}: fit {fits[-1]:.2f} s ({stages}); path {paths[-1]:.2f} s; "
               f"ratio {paths[-1] / fits[-1]:.2f}")
     fit, path = np.median(fits), np.median(paths)
     print(f"median over {args.repeats}: fit {fit:.2f} s, path {path:.2f} s, ratio "
-          f"{path / fit:.2f} (separate fits: {len(LAMS) * len(COUNTS)} x {fit:.2f} s = "
-          f"{len(LAMS) * len(COUNTS) * fit:.1f} s); load average {os.getloadavg()[0]:.2f}")
-    same = np.array_equal(labels[LAMS.index(FIT["lam"]), COUNTS.index(FIT["n_clusters"])],
-                          model.labels_)
-    print(f"path labels of the fit's setting equal the fit's: {same}")
+          f"{path / fit:.2f} (separate fits: {len(LAMS) * len(counts)} x {fit:.2f} s = "
+          f"{len(LAMS) * len(counts) * fit:.1f} s); load average {os.getloadavg()[0]:.2f}")
+    got = labels[LAMS.index(FIT["lam"]), counts.index(FIT["n_clusters"])]
+    pairs = np.unique(np.stack([got, model.labels_]), axis=1).shape[1]
+    print(f"path labels of the fit's setting: equal to the fit's {np.array_equal(got, model.labels_)}"
+          f", the same partition {pairs == np.unique(got).size == np.unique(model.labels_).size}")
     for i, lam in enumerate(LAMS):
-        errors = ", ".join(f"c={c}: {clustering_error(y, labels[i, j]):.3f}"
-                           for j, c in enumerate(COUNTS))
+        errors = ", ".join(f"c={c}: {clustering_error(y, labels[i, j]):.2f} %"
+                           for j, c in enumerate(counts))
         print(f"lam={lam:g}: clustering error {errors}")
 
 

@@ -36,14 +36,21 @@ def kssc_path(X, lams, n_clusters, *, neighbors=None, **params):
     ``lams x n_clusters``: the neighbours are searched (or taken from `neighbors`) once,
     the points are coded once per penalty, and the affinity of each penalty is embedded
     once, with as many eigenvectors as the largest cluster count, whose leading ones give
-    the smaller counts. With an integer `random_state`, the labels of each setting are
-    those of ``KSSC(n_clusters=c, lam=lam, **params).fit(X, neighbors=neighbors)``: every
-    setting's random steps start from the generator's state after the search, as a
-    separate fit's do, and the coefficient solves start from zero as a fit's do (a warm
-    start from the previous penalty would change the codes within the solver's tolerance,
-    and with them the labels). Above 50,000 linked points (the multilevel eigensolver,
-    whose random draws depend on the count) and where a count changes the eigensolver
-    (a count of n - 1 or more), each count gets its own eigen solve.
+    the smaller counts. With an integer `random_state` every setting's random steps start
+    from the generator's state after the search, as in a separate fit, and the coefficient
+    solves start from zero, as in a fit (a warm start from the previous penalty would move
+    the codes within the solver's tolerance, and the labels with them). So each setting
+    gets the labels of ``KSSC(n_clusters=c, lam=lam, **params).fit(X, neighbors=neighbors)``
+    up to the eigen solve: identical up to 1,000 linked points (the dense eigensolver);
+    above, ARPACK's vectors for the largest count agree with a solve for fewer to about
+    1e-11, which gives the same partition wherever the affinity has at most c connected
+    components, though the label numbers can differ (the discretisation breaks near-ties
+    between separate components by those last digits). With more components than clusters
+    (a fit warns), which components share a cluster is arbitrary, in a fit as here. Above
+    50,000 linked points (the multilevel eigensolver, whose draws depend on the count) and
+    for a count of n - 1 or more each count gets its own eigen solve. The cost of the
+    largest count is paid once per penalty: asking one eigenvector beyond the clusters the
+    data hold makes ARPACK's solve several times slower, in a fit as here.
 
     Parameters
     ----------
