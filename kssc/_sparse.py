@@ -140,9 +140,9 @@ def sparse_candidate_sets(X, n_neighbors, *, neighbor_pcs=0, n_random=0, metric=
     next nearest), then the random candidates. Returns (indices, search report)."""
     counts, pcs = _check_views(n_neighbors, neighbor_pcs)
     if any(pcs):
-        raise ValueError(f"neighbor_pcs={neighbor_pcs!r} needs dense X: removing principal "
-                         "directions makes every row dense. Use neighbor_pcs=0, or convert X "
-                         "with X.toarray().")
+        raise ValueError(f"sparse X cannot be searched with neighbor_pcs={neighbor_pcs!r}: "
+                         "removing principal directions makes every row dense. Use "
+                         "neighbor_pcs=0, or convert X with X.toarray().")
     k = check_n_neighbors(int(sum(counts)), X.shape[0])
     indices = sparse_neighbors(unit_rows(X), k, metric, progress)
     n_random = min(n_random, X.shape[0] - 1 - k)

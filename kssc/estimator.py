@@ -286,27 +286,35 @@ class KSSC(SelfExpressiveClustering):
         # same array in memory. Sparse rows are scaled where they are gathered.
         sparse = sp.issparse(X)
         P = unit_rows(X, X.dtype, warn=False) if self.normalize and not sparse else X
-        if sparse:
-            self._check_sparse_setting(solver)
-        else:
+        if sparse and self._sparse_problem():
+            raise ValueError(f"sparse X cannot be fitted with {self._sparse_problem()}; or "
+                             "convert X with X.toarray().")
+        if not sparse:
             # A sparse matrix cannot be StandardScaler's centred output: nothing to check.
             warn_unsuitable(X)
         return P, solver
 
-    def _check_sparse_setting(self, solver):
-        """ValueError naming the setting when it cannot take sparse X."""
+    def _sparse_problem(self):
+        """The setting that cannot take sparse X, said as the error says it ("" if none)."""
         algorithm = self.neighbor_algorithm
-        problem = (
-            f"metric={self.metric!r} (use 'abs_cosine' or 'euclidean', the cosine metrics)"
-            if self.metric == "l2" else
-            f"neighbor_algorithm={algorithm!r} (the sparse search is exact: use 'exact' or "
-            "'auto')" if not (isinstance(algorithm, str) and algorithm in ("auto", "exact"))
-            else "an ADMM with stopping='all' (it stops every point together: use "
-                 "ADMM(stopping='each'))"
-            if isinstance(solver, ADMM) and solver.stopping == "all" else "")
-        if problem:
-            raise ValueError(f"sparse X cannot be fitted with {problem}; or convert X with "
-                             "X.toarray().")
+        solver = ADMM() if isinstance(self.solver, str) and self.solver == "admm" else self.solver
+        if self.metric == "l2":
+            return f"metric={self.metric!r} (use 'abs_cosine' or 'euclidean', the cosine metrics)"
+        if np.any(np.asarray(self.neighbor_pcs) != 0):
+            return (f"neighbor_pcs={self.neighbor_pcs!r} (removing principal directions makes "
+                    "every row dense)")
+        if not (isinstance(algorithm, str) and algorithm in ("auto", "exact")):
+            return (f"neighbor_algorithm={algorithm!r} (the sparse search is exact: use "
+                    "'exact' or 'auto')")
+        if isinstance(solver, ADMM) and solver.stopping == "all":
+            return ("an ADMM with stopping='all' (it stops every point together: use "
+                    "ADMM(stopping='each'))")
+        return ""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = not self._sparse_problem()
+        return tags
 
     def _candidates(self, P, random_state, progress=None):
         """Every point's candidates (n, k): given, or searched; sets ``neighbor_search_``."""

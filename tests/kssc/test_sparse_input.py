@@ -56,7 +56,7 @@ def test_sparse_fit_clusters_and_names_zero_rows():
 
 @pytest.mark.parametrize("params, message", [
     ({"metric": "l2"}, "metric='l2'"),
-    ({"neighbor_pcs": 1}, "neighbor_pcs=1 needs dense X"),
+    ({"neighbor_pcs": 1}, "neighbor_pcs=1 \\(removing principal directions"),
     ({"neighbor_algorithm": "approximate"}, "neighbor_algorithm='approximate'"),
     ({"solver": "admm"}, "an ADMM with stopping='all'"),
 ])
