@@ -70,8 +70,9 @@ def main():
           f"load average {os.getloadavg()[0]:.2f}")
     got = labels[LAMS.index(FIT["lam"]), counts.index(FIT["n_clusters"])]
     pairs = np.unique(np.stack([got, model.labels_]), axis=1).shape[1]
-    print(f"path labels of the fit's setting: equal to the fit's {np.array_equal(got, model.labels_)}"
-          f", the same partition {pairs == np.unique(got).size == np.unique(model.labels_).size}")
+    same = pairs == np.unique(got).size == np.unique(model.labels_).size
+    print(f"path labels of the fit's setting: equal to the fit's "
+          f"{np.array_equal(got, model.labels_)}, the same partition {same}")
     for i, lam in enumerate(LAMS):
         errors = ", ".join(f"c={c}: {clustering_error(y, labels[i, j]):.2f} %"
                            for j, c in enumerate(counts))

@@ -11,6 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._validation import check_n_neighbors, normalize_rows
+from .admm import ADMM
 from .candidates import _check_views, random_candidates
 from .representation import _chunk_scale, code_residuals, kssc_coefficients
 
@@ -93,8 +94,6 @@ def sparse_coefficients(X, indices, lam, *, normalize, solver, positive, lam_mod
     takes the smallest lambda_max of all points), as `kssc.representation.penalty` gives
     them; an `ADMM` solver needs ``stopping="each"`` (the "all" rule stops every point
     together) and its outlier term's gamma is the whole data's."""
-    from .admm import ADMM
-
     X = sp.csr_matrix(X)
     n, k = indices.shape
     step = _chunk_points(X, k, chunk_size)

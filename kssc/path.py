@@ -7,7 +7,6 @@ its leading eigenvectors serve the smaller counts.
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import clone
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
