@@ -70,15 +70,19 @@ def _gather(X, start, stop, indices, normalize):
     return dense, local
 
 
-def _chunk_points(X, k, chunk_size):
-    """Points per chunk: `chunk_size`, or the most whose dense copy (chunk x (k + 1) rows on
-    at most every column their non-zeros could take) stays within `_CHUNK_BYTES`."""
-    n, d = X.shape
+def _chunk_points(X, indices, chunk_size, n_sample=256):
+    """Points per chunk: `chunk_size`, or the most whose dense copy stays within
+    `_CHUNK_BYTES`, sized as chunk x (k + 1) rows on chunk x u columns, u the mean number of
+    columns a point and its candidates span (measured on `n_sample` evenly spread points;
+    the points of a chunk may share columns, which only makes the copy smaller)."""
+    n, k = indices.shape
     if chunk_size is not None:
         return chunk_size
-    per_row = max(1.0, X.nnz / n)
+    sample = np.unique(np.linspace(0, n - 1, min(n, n_sample)).astype(np.int64))
+    spans = [np.unique(X[np.append(indices[i], i)].indices).size for i in sample]
+    width = max(1.0, float(np.mean(spans)))
     step = 1
-    while step < n and 8 * (2 * step * (k + 1)) * min(d, 2 * step * (k + 1) * per_row) <= \
+    while step < n and 8 * (2 * step * (k + 1)) * min(X.shape[1], 2 * step * width) <= \
             _CHUNK_BYTES:
         step *= 2
     return min(step, n)
@@ -95,8 +99,8 @@ def sparse_coefficients(X, indices, lam, *, normalize, solver, positive, lam_mod
     them; an `ADMM` solver needs ``stopping="each"`` (the "all" rule stops every point
     together) and its outlier term's gamma is the whole data's."""
     X = sp.csr_matrix(X)
-    n, k = indices.shape
-    step = _chunk_points(X, k, chunk_size)
+    n = indices.shape[0]
+    step = _chunk_points(X, indices, chunk_size)
     spans = [(s, min(s + step, n)) for s in range(0, n, step)]
     admm = isinstance(solver, ADMM)
     gamma = None
