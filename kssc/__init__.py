@@ -9,6 +9,7 @@ from .auto import AutoKSSC
 from .estimator import KSSC
 from .metrics import clustering_error, psnr
 from .neighbours import nearest_neighbors, nearest_neighbours  # noqa: F401 (deprecated alias)
+from .path import kssc_path
 from .spectral import estimate_n_clusters, ncut, spectral_clustering
 
 __version__ = "0.1.0"
@@ -24,6 +25,7 @@ __all__ = [
     "UnsuitableSettingWarning",
     "clustering_error",
     "estimate_n_clusters",
+    "kssc_path",
     "ncut",
     "nearest_neighbors",
     "psnr",

@@ -5,6 +5,7 @@ from numbers import Integral
 from time import perf_counter
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -12,6 +13,7 @@ from sklearn.utils.validation import validate_data
 
 from ._exact import rescore
 from ._progress import ProgressMixin
+from ._sparse import row_norms as sparse_row_norms
 from ._validation import (
     ROW_CHUNK_BYTES,
     check_n_clusters,
@@ -41,6 +43,9 @@ class SelfExpressiveClustering(ProgressMixin, ClusterMixin, BaseEstimator):
     `n_iter`. A stage inside it that `timings_` reports runs in `with self._timed(name):`.
     A method whose pipeline is not Z -> W -> spectral step overrides `_cluster` (SSSC).
     """
+
+    # Whether fit takes scipy.sparse X (as CSR); the subclass refuses the settings that cannot.
+    _sparse_input = False
 
     _parameter_constraints = {
         "n_clusters": [Interval(Integral, 1, None, closed="left"), None],
@@ -80,8 +85,10 @@ class SelfExpressiveClustering(ProgressMixin, ClusterMixin, BaseEstimator):
         self : object
             The fitted estimator, with ``labels_`` and the other learned attributes set.
         """
-        refuse_sparse(X, type(self).__name__)
-        X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
+        if not self._sparse_input:
+            refuse_sparse(X, type(self).__name__)
+        X = validate_data(self, X, accept_sparse="csr" if self._sparse_input else False,
+                          dtype=[np.float64, np.float32], ensure_min_samples=2)
         n_clusters = check_n_clusters(self.n_clusters, X.shape[0])
         warn_few_distinct(X, n_clusters)
         rng = check_random_state(self.random_state)
@@ -147,7 +154,10 @@ def timed(timings, name):
 
 
 def zero_rows(X):
-    """Indices of the all-zero rows of X, read a chunk of rows at a time (X may be a map)."""
+    """Indices of the all-zero rows of X, read a chunk of rows at a time (X may be a map,
+    or scipy.sparse)."""
+    if sp.issparse(X):
+        return np.flatnonzero(sparse_row_norms(X) == 0)
     step = max(1, ROW_CHUNK_BYTES // (8 * X.shape[1]))
     return np.concatenate([start + np.flatnonzero(~np.asarray(X[start:start + step]).any(axis=1))
                            for start in range(0, X.shape[0], step)])

@@ -152,10 +152,11 @@ def warn_few_distinct(X, n_clusters):
     if n_clusters is None or n_clusters < 2:
         return
     step = max(1, ROW_CHUNK_BYTES // (X.dtype.itemsize * X.shape[1]))
-    distinct = np.asarray(X[:0])
+    distinct = np.empty((0, X.shape[1]), dtype=X.dtype)
     for start in range(0, X.shape[0], step):
-        distinct = np.unique(np.concatenate([distinct, np.asarray(X[start:start + step])]),
-                             axis=0)
+        rows = X[start:start + step]
+        distinct = np.unique(np.concatenate([distinct, rows.toarray() if sp.issparse(rows)
+                                             else np.asarray(rows)]), axis=0)
         if distinct.shape[0] >= n_clusters:
             return
     warn_degenerate(

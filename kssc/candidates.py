@@ -11,7 +11,7 @@ be a chain that N-Cut cuts in the middle. Every function here runs in O(n k) mem
 import numpy as np
 
 from ._validation import check_n_neighbors, normalize_rows
-from .neighbours import search_neighbors
+from .neighbours import precomputed_neighbors, search_neighbors
 
 _BLOCK_BYTES = 64 * 2**20
 # Up to this many points the random candidates come from random keys over all points (the
@@ -169,3 +169,16 @@ def candidate_sets(X, n_neighbors, *, neighbor_pcs=0, n_random=0, metric="euclid
         indices = merge_candidates(indices, found, count) if indices.shape[1] else found
     n_random = min(n_random, n - 1 - indices.shape[1])
     return random_candidates(indices, n_random, random_state), {**search, "recall": recall}
+
+
+def precomputed_candidates(neighbors, n_samples, n_neighbors, *, n_random=0,
+                           random_state=None):
+    """`candidate_sets` from user-given neighbours (`kssc.neighbours.precomputed_neighbors`
+    checks and ranks them): their first `n_neighbors` per row, then `n_random` random other
+    points drawn as `candidate_sets` draws them (the same candidates for the same
+    neighbours and generator). Returns (indices (n, k), search report)."""
+    indices = precomputed_neighbors(neighbors, n_samples, check_n_neighbors(n_neighbors,
+                                                                           n_samples))
+    n_random = min(n_random, n_samples - 1 - indices.shape[1])
+    return (random_candidates(indices, n_random, random_state),
+            {"algorithm": "precomputed", "recall": float("nan")})

@@ -3,18 +3,20 @@
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._ann import IVF
 from ._base import SelfExpressiveClustering, lam_max_reason, unit_rows
 from ._predict import predict_labels
+from ._sparse import sparse_candidate_sets, sparse_coefficients
 from ._suitability import warn_unsuitable
 from ._validation import refuse_sparse
 from ._warnings import warn_admm_not_converged, warn_not_converged
 from .admm import ADMM
 from .affinity import AFFINITIES, coefficients_to_sparse, max_normalize_rows, threshold_rows
-from .candidates import candidate_sets
+from .candidates import candidate_sets, precomputed_candidates
 from .neighbours import METRICS
 from .presets import PAPER_SETTING  # noqa: F401 (kssc.estimator.PAPER_SETTING, as before)
 from .representation import LAM_MODES, SOLVERS, code_residuals, kssc_coefficients
@@ -213,47 +215,159 @@ class KSSC(SelfExpressiveClustering):
         self.random_state = random_state
         self.verbose = verbose
 
-    def _representation(self, X, random_state):
-        n = X.shape[0]
+    _sparse_input = True
+
+    def fit(self, X, y=None, neighbors=None):
+        """Cluster the rows of X.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Points as rows, at least two. A scipy.sparse matrix (e.g. TF-IDF rows) is
+            never made dense as a whole: the neighbour search multiplies sparse rows and
+            the coefficient step codes a chunk of points at a time from a dense copy of
+            its rows and candidates. It takes the cosine metrics ("abs_cosine",
+            "euclidean"), the exact search, ``neighbor_pcs=0`` and an `ADMM` with
+            ``stopping="each"``; other settings raise a ValueError that names them.
+        y : None
+            Ignored; present for scikit-learn API consistency.
+        neighbors : array-like, (indices, distances) pair or sparse matrix, default=None
+            Precomputed neighbours, used instead of the search (then `metric`,
+            `neighbor_algorithm` and `neighbor_pcs` play no part): an integer array
+            (n_samples, k) of every point's k >= n_neighbors nearest *other* points, most
+            similar first (as `nearest_neighbors`, `neighbors_` or scikit-learn's
+            ``NearestNeighbors().kneighbors()`` without X give); a pair (indices,
+            distances) of such arrays, each row then ranked by distance; or a sparse
+            (n_samples, n_samples) kNN graph of distances, as scikit-learn's
+            ``kneighbors_graph(X, k, mode="distance")`` and ``KNeighborsTransformer``
+            give (its diagonal entries, the point itself, are dropped). The first
+            n_neighbors of each row are coded over, then `n_random` random points are
+            added as usual. A fit parameter, not a constructor one: the neighbours are
+            data of these samples, like ``sample_weight``, so `clone`, `get_params` and a
+            grid search over the settings leave them out, and one search serves many fits
+            (``fit(X, neighbors=model.neighbors_[:, :k])``; `kssc_path` does it for a
+            grid). Checked: shape, enough neighbours, index range, no point its own
+            neighbour, no repeat.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator, with ``labels_`` and the other learned attributes set.
+        """
+        self._given_neighbors = neighbors
+        try:
+            return super().fit(X, y)
+        finally:
+            del self._given_neighbors
+
+    def _solver(self):
+        """The solver instance, validated (an `ADMM`, or "relaxed" / "exact")."""
         solver = ADMM() if isinstance(self.solver, str) and self.solver == "admm" else self.solver
-        admm = isinstance(solver, ADMM)
-        if admm:
+        if isinstance(solver, ADMM):
             solver.validate()
         if solver == "exact" and self.l1_ratio < 1:
             raise ValueError(f"l1_ratio={self.l1_ratio} needs solver='relaxed' or an ADMM; the "
                              "exact solver codes the lasso only.")
+        return solver
+
+    def _representation(self, X, random_state):
+        P, solver = self._coded_points(X)
+        with self._timed("neighbours") as progress:
+            indices = self._candidates(P, random_state, progress)
+        return self._code(X, P, indices, solver)
+
+    def _coded_points(self, X):
+        """(P, solver): the points as coded (unit rows when normalising dense X; sparse X as
+        is) and the validated solver; checks that the setting takes X."""
+        solver = self._solver()
         # Float32 data (e.g. a memory-mapped .npy) is coded from one float32 copy of its unit
         # rows, made a chunk at a time; the coefficient step casts each gathered chunk to
         # float64. Float64 data keeps float64 unit rows: a memory map gives the labels of the
-        # same array in memory.
-        P = unit_rows(X, X.dtype, warn=False) if self.normalize else X
-        warn_unsuitable(X)
+        # same array in memory. Sparse rows are scaled where they are gathered.
+        sparse = sp.issparse(X)
+        P = unit_rows(X, X.dtype, warn=False) if self.normalize and not sparse else X
+        if sparse and self._sparse_problem():
+            raise ValueError(f"sparse X cannot be fitted with {self._sparse_problem()}; or "
+                             "convert X with X.toarray().")
+        if not sparse:
+            # A sparse matrix cannot be StandardScaler's centred output: nothing to check.
+            warn_unsuitable(X)
+        return P, solver
+
+    def _sparse_problem(self):
+        """The setting that cannot take sparse X, said as the error says it ("" if none)."""
         algorithm = self.neighbor_algorithm
-        if isinstance(algorithm, IVF):
-            algorithm.validate()
-        if algorithm == "auto":
-            algorithm = "approximate" if n >= APPROXIMATE_FROM else "exact"
-        if self.metric == "l2" and algorithm != "exact" and self.neighbor_algorithm != "auto":
-            raise ValueError(f"metric='l2' has an exact search only; got neighbor_algorithm="
-                             f"{self.neighbor_algorithm!r}: use 'exact' or 'auto'.")
-        with self._timed("neighbours") as progress:
+        solver = ADMM() if isinstance(self.solver, str) and self.solver == "admm" else self.solver
+        if self.metric == "l2":
+            return f"metric={self.metric!r} (use 'abs_cosine' or 'euclidean', the cosine metrics)"
+        if np.any(np.asarray(self.neighbor_pcs) != 0):
+            return (f"neighbor_pcs={self.neighbor_pcs!r} (removing principal directions makes "
+                    "every row dense)")
+        if not (isinstance(algorithm, str) and algorithm in ("auto", "exact")):
+            return (f"neighbor_algorithm={algorithm!r} (the sparse search is exact: use "
+                    "'exact' or 'auto')")
+        if isinstance(solver, ADMM) and solver.stopping == "all":
+            return ("an ADMM with stopping='all' (it stops every point together: use "
+                    "ADMM(stopping='each'))")
+        return ""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = not self._sparse_problem()
+        return tags
+
+    def _candidates(self, P, random_state, progress=None):
+        """Every point's candidates (n, k): given, or searched; sets ``neighbor_search_``."""
+        n = P.shape[0]
+        if self._given_neighbors is not None:
+            if np.ndim(self.n_neighbors) or np.ndim(self.neighbor_pcs) or self.neighbor_pcs:
+                raise ValueError(f"precomputed neighbours take one n_neighbors and "
+                                 f"neighbor_pcs=0; got n_neighbors={self.n_neighbors!r}, "
+                                 f"neighbor_pcs={self.neighbor_pcs!r}.")
+            indices, search = precomputed_candidates(
+                self._given_neighbors, n, self.n_neighbors, n_random=self.n_random,
+                random_state=random_state)
+        elif sp.issparse(P):
+            indices, search = sparse_candidate_sets(
+                P, self.n_neighbors, neighbor_pcs=self.neighbor_pcs, n_random=self.n_random,
+                metric=self.metric, random_state=random_state, progress=progress)
+        else:
+            algorithm = self.neighbor_algorithm
+            if isinstance(algorithm, IVF):
+                algorithm.validate()
+            if algorithm == "auto":
+                algorithm = "approximate" if n >= APPROXIMATE_FROM else "exact"
+            if self.metric == "l2" and algorithm != "exact" and self.neighbor_algorithm != "auto":
+                raise ValueError(f"metric='l2' has an exact search only; got neighbor_algorithm="
+                                 f"{self.neighbor_algorithm!r}: use 'exact' or 'auto'.")
             indices, search = candidate_sets(P, self.n_neighbors, neighbor_pcs=self.neighbor_pcs,
                                              n_random=self.n_random, metric=self.metric,
                                              algorithm=algorithm, unit_rows=self.normalize,
                                              random_state=random_state, progress=progress)
         self.neighbor_search_ = search
         self.neighbor_recall_ = search["recall"]
+        return indices
+
+    def _code(self, X, P, indices, solver):
+        """Z from every point's code over its candidates; sets the coding's attributes."""
+        n = X.shape[0]
+        admm = isinstance(solver, ADMM)
+        residuals = None
         with self._timed("coefficients") as progress:
-            coef, n_iter, converged = kssc_coefficients(
-                P, indices, self.lam, solver=solver, positive=self.positive,
-                lam_mode=self.lam_mode, l1_ratio=self.l1_ratio, tol=self.tol,
-                max_iter=self.max_iter, chunk_size=self.chunk_size, n_jobs=self.n_jobs,
-                progress=progress)
+            options = {"solver": solver, "positive": self.positive, "lam_mode": self.lam_mode,
+                       "l1_ratio": self.l1_ratio, "tol": self.tol, "max_iter": self.max_iter,
+                       "chunk_size": self.chunk_size, "n_jobs": self.n_jobs,
+                       "progress": progress}
+            if sp.issparse(X):
+                coef, n_iter, converged, residuals = sparse_coefficients(
+                    X, indices, self.lam, normalize=self.normalize, **options)
+            else:
+                coef, n_iter, converged = kssc_coefficients(P, indices, self.lam, **options)
         if admm:
             warn_admm_not_converged(converged, solver)
         else:
             warn_not_converged(converged, solver, self.max_iter)
-        self.residuals_ = code_residuals(P, P, indices, coef)
+        self.residuals_ = code_residuals(P, P, indices, coef) if residuals is None else residuals
         if self.threshold is not None:
             coef = threshold_rows(coef, self.threshold)
         self.neighbors_ = indices
@@ -296,6 +410,9 @@ class KSSC(SelfExpressiveClustering):
         """
         check_is_fitted(self)
         refuse_sparse(X, "KSSC.predict")
+        if sp.issparse(self._fit_X):
+            raise TypeError("KSSC.predict needs a fit on dense X: this model was fitted on "
+                            "sparse rows; fit it on X.toarray() to predict.")
         X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
         return predict_labels(self, X)
 
@@ -306,6 +423,15 @@ class KSSC(SelfExpressiveClustering):
         if self.lam_mode == "global":
             return (f"lam={self.lam:g} >= 1 with lam_mode='global' is at least the smallest "
                     "lambda_max: that point's code is zero." if self.lam >= 1 else "")
+        neighbours = self.neighbors_
+        if sp.issparse(X):
+            # Only the isolated points and their candidates, dense, renumbered.
+            needed = np.unique(np.concatenate([isolated, neighbours[isolated].ravel()]))
+            local = np.zeros((needed.size, neighbours.shape[1]), dtype=np.int64)
+            local[np.searchsorted(needed, isolated)] = np.searchsorted(needed,
+                                                                       neighbours[isolated])
+            X, isolated, neighbours = (X[needed].toarray(), np.searchsorted(needed, isolated),
+                                       local)
         P = unit_rows(X, X.dtype, warn=False) if self.normalize else X  # float32 stays so
         return lam_max_reason(self.lam, P, isolated, positive=self.positive,
-                              neighbours=self.neighbors_, hint=", or use lam_mode='relative'")
+                              neighbours=neighbours, hint=", or use lam_mode='relative'")

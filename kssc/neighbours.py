@@ -7,6 +7,7 @@ the approximate IVF self-join (`kssc._ann`).
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 
 from ._ann import IVF, approximate_search
 from ._ann import memory_bytes as approximate_memory
@@ -133,3 +134,83 @@ def nearest_neighbours(*args, **kwargs):
     warnings.warn("kssc.nearest_neighbours is deprecated and will be removed in 0.3: use "
                   "kssc.nearest_neighbors.", FutureWarning, stacklevel=2)
     return nearest_neighbors(*args, **kwargs)
+
+
+def precomputed_neighbors(neighbors, n_samples, n_neighbors):
+    """The (n_samples, n_neighbors) neighbour indices of user-given neighbours, checked.
+
+    `neighbors` is an index array (n_samples, k), most similar first (as
+    `nearest_neighbors` or scikit-learn's ``NearestNeighbors().kneighbors()`` give), a pair
+    (indices, distances) of such arrays (each row is then ranked by distance, ties in the
+    given order), or a sparse (n_samples, n_samples) kNN graph whose stored values are
+    distances (scikit-learn's ``kneighbors_graph(mode="distance")`` or
+    ``KNeighborsTransformer``; entries on the diagonal, the point itself, are dropped). The
+    first `n_neighbors` of each row are kept. Raises a ValueError naming the problem: shape,
+    too few neighbours, an index out of range, a point among its own neighbours, a repeated
+    neighbour.
+    """
+    if sp.issparse(neighbors):
+        indices = _graph_neighbors(neighbors, n_samples, n_neighbors)
+    else:
+        indices, distances = (neighbors if isinstance(neighbors, tuple) and len(neighbors) == 2
+                              else (neighbors, None))
+        indices = np.asarray(indices)
+        if indices.ndim != 2 or indices.shape[0] != n_samples:
+            raise ValueError(f"precomputed neighbours must have shape (n_samples={n_samples}, "
+                             f"k); got {indices.shape}.")
+        if indices.size and not np.issubdtype(indices.dtype, np.integer):
+            raise ValueError(f"precomputed neighbour indices must be integers; got dtype "
+                             f"{indices.dtype}.")
+        if indices.shape[1] < n_neighbors:
+            raise ValueError(f"the precomputed neighbours have {indices.shape[1]} columns for "
+                             f"n_neighbors={n_neighbors}: give at least n_neighbors "
+                             "neighbours per point or lower n_neighbors.")
+        if distances is not None:
+            distances = np.asarray(distances, dtype=float)
+            if distances.shape != indices.shape or not np.isfinite(distances).all():
+                raise ValueError(f"precomputed distances must be finite with the indices' "
+                                 f"shape {indices.shape}; got {distances.shape}.")
+            indices = np.take_along_axis(indices, np.argsort(distances, axis=1,
+                                                             kind="stable"), axis=1)
+        indices = indices.astype(np.int64)
+    indices = np.ascontiguousarray(indices[:, :n_neighbors])
+    bad = np.flatnonzero(((indices < 0) | (indices >= n_samples)).any(axis=1))
+    if bad.size:
+        raise ValueError(f"precomputed neighbour indices must be in [0, {n_samples}); rows "
+                         f"{bad[:5].tolist()} hold {indices[bad[0]].tolist()}...")
+    own = np.flatnonzero((indices == np.arange(n_samples)[:, None]).any(axis=1))
+    if own.size:
+        raise ValueError(f"{own.size} point(s) are among their own neighbours (rows "
+                         f"{own[:5].tolist()}): a point is coded over other points. "
+                         "scikit-learn's kneighbors(X) returns the point itself first: call "
+                         "kneighbors() without X, or drop the first column.")
+    ranked = np.sort(indices, axis=1)
+    repeated = np.flatnonzero((ranked[:, 1:] == ranked[:, :-1]).any(axis=1))
+    if repeated.size:
+        raise ValueError(f"{repeated.size} row(s) of the precomputed neighbours repeat a "
+                         f"neighbour (rows {repeated[:5].tolist()}).")
+    return indices
+
+
+def _graph_neighbors(graph, n_samples, n_neighbors):
+    """The `n_neighbors` nearest of every row of a sparse distance graph, self dropped."""
+    if graph.shape != (n_samples, n_samples):
+        raise ValueError(f"a precomputed kNN graph must have shape (n_samples, n_samples) = "
+                         f"({n_samples}, {n_samples}); got {graph.shape}.")
+    graph = sp.csr_matrix(graph)
+    distances = np.asarray(graph.data, dtype=float)
+    if not (np.isfinite(distances).all() and (distances >= 0).all()):
+        raise ValueError("a precomputed kNN graph must hold finite non-negative distances.")
+    rows = np.repeat(np.arange(n_samples), np.diff(graph.indptr))
+    other = graph.indices != rows
+    rows, columns, distances = rows[other], graph.indices[other], distances[other]
+    counts = np.bincount(rows, minlength=n_samples)
+    short = np.flatnonzero(counts < n_neighbors)
+    if short.size:
+        raise ValueError(f"{short.size} row(s) of the precomputed kNN graph have fewer than "
+                         f"n_neighbors={n_neighbors} other points (rows {short[:5].tolist()} "
+                         f"have {counts[short[:5]].tolist()}): give at least n_neighbors "
+                         "neighbours per point or lower n_neighbors.")
+    order = np.lexsort((distances, rows))  # stable: ties keep the stored order
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    return columns[order][starts[:, None] + np.arange(n_neighbors)].astype(np.int64)

@@ -1,0 +1,192 @@
+"""k-SSC along a grid of settings: penalties x cluster counts from one neighbour search.
+
+The neighbour search runs once; each penalty codes the points once (its own affinity);
+each affinity's spectral embedding is computed once, for the largest cluster count, and
+its leading eigenvectors serve the smaller counts.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.cluster import KMeans
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import validate_data
+
+from ._base import warn_isolated
+from ._validation import check_n_clusters, warn_degenerate, warn_few_distinct
+from .affinity import symmetric_affinity
+from .estimator import KSSC
+from .spectral import (
+    _DENSE_LIMIT,
+    _MULTILEVEL_FROM,
+    _check_graph,
+    _normalized_affinity,
+    discretize,
+    leaves_out,
+    linked_points,
+    spectral_labels,
+    top_eigenvectors,
+)
+
+
+def kssc_path(X, lams, n_clusters, *, neighbors=None, **params):
+    """Labels of `KSSC` for every penalty and cluster count, from one neighbour search.
+
+    As scikit-learn's `lasso_path` fits a grid of penalties in one call, this fits the grid
+    ``lams x n_clusters``: the neighbours are searched (or taken from `neighbors`) once,
+    the points are coded once per penalty, and the affinity of each penalty is embedded
+    once, with as many eigenvectors as the largest cluster count, whose leading ones give
+    the smaller counts. With an integer `random_state` every setting's random steps start
+    from the generator's state after the search, as in a separate fit, and the coefficient
+    solves start from zero, as in a fit (a warm start from the previous penalty would move
+    the codes within the solver's tolerance, and the labels with them). So each setting
+    gets the labels of ``KSSC(n_clusters=c, lam=lam, **params).fit(X, neighbors=neighbors)``
+    up to the eigen solve: identical up to 1,000 linked points (the dense eigensolver);
+    above, ARPACK's vectors for the largest count agree with a solve for fewer to about
+    1e-11, which gives the same partition wherever the affinity has at most c connected
+    components, though the label numbers can differ (the discretisation breaks near-ties
+    between separate components by those last digits). With more components than clusters
+    (a fit warns), which components share a cluster is arbitrary, in a fit as here. Above
+    50,000 linked points (the multilevel eigensolver, whose draws depend on the count) and
+    for a count of n - 1 or more each count gets its own eigen solve. The cost of the
+    largest count is paid once per penalty: asking one eigenvector beyond the clusters the
+    data hold makes ARPACK's solve several times slower, in a fit as here.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        Points as rows, as `KSSC.fit` takes them.
+    lams : array-like of float
+        Values of KSSC's `lam` (in its `lam_mode`), in the order the result gives them.
+    n_clusters : array-like of int
+        Cluster counts, in the order the result gives them.
+    neighbors : array-like, (indices, distances) pair or sparse matrix, default=None
+        Precomputed neighbours, as `KSSC.fit` takes them; None searches.
+    **params
+        Other parameters of `KSSC` (not `lam` or `n_clusters`).
+
+    Returns
+    -------
+    labels : ndarray of shape (len(lams), len(n_clusters), n_samples)
+        ``labels[i, j]``: the labels of penalty ``lams[i]`` with ``n_clusters[j]`` clusters.
+
+    See Also
+    --------
+    KSSC : One setting; its `fit` takes the same `neighbors`.
+
+    Examples
+    --------
+    >>> from kssc import clustering_error, kssc_path
+    >>> from kssc.datasets import make_subspaces
+    >>> X, y, _ = make_subspaces(3, 3, 30, 20, random_state=0)
+    >>> labels = kssc_path(X, [0.001, 0.01], [2, 3], n_neighbors=10, random_state=0)
+    >>> labels.shape
+    (2, 2, 90)
+    >>> float(clustering_error(y, labels[0, 1]))
+    0.0
+    """
+    taken = {"lam", "n_clusters"} & params.keys()
+    if taken:
+        raise TypeError(f"kssc_path takes lams and n_clusters as lists; got {sorted(taken)} "
+                        "among the KSSC parameters.")
+    lams = np.asarray(lams, dtype=float).ravel()
+    counts = np.asarray(n_clusters).ravel()
+    if lams.size == 0 or counts.size == 0:
+        raise ValueError(f"lams and n_clusters must be non-empty; got {lams.size} penalties "
+                         f"and {counts.size} cluster counts.")
+    models = [KSSC(lam=float(lam), **params) for lam in lams]
+    for model in models:
+        model._validate_params()
+    model = models[0]
+    X = validate_data(model, X, accept_sparse="csr", dtype=[np.float64, np.float32],
+                      ensure_min_samples=2)
+    counts = [check_n_clusters(c.item() if isinstance(c, np.generic) else c, X.shape[0])
+              for c in counts]
+    warn_few_distinct(X, max(counts))
+    rng = check_random_state(model.random_state)
+    model._timings, model._given_neighbors = {}, neighbors
+    P, solver = model._coded_points(X)
+    with model._timed("neighbours"):
+        indices = model._candidates(P, rng)
+    state = rng.get_state()
+    labels = np.empty((lams.size, len(counts), X.shape[0]), dtype=np.int64)
+    for i, lam_model in enumerate(models):
+        lam_model._timings = {}
+        Z = lam_model._code(X, P, indices, solver)[0]
+        W = symmetric_affinity(Z)
+        warn_isolated(W, lambda isolated, m=lam_model: m._isolation_reason(X, isolated),
+                      points=X, n_clusters=max(counts))
+        labels[i] = labels_for_counts(W, counts, lam_model.assign_labels, state)
+    return labels
+
+
+def _generator(state):
+    rng = np.random.RandomState()
+    rng.set_state(state)
+    return rng
+
+
+def labels_for_counts(W, counts, assign_labels, state):
+    """`kssc.spectral.spectral_labels(W, c, assign_labels, rng)` for every c in `counts`,
+    each with a generator in `state`, from one eigen solve for the largest count where the
+    eigensolver's random draws do not depend on the count (dense or ARPACK). Returns an
+    array (len(counts), n)."""
+    n = W.shape[0]
+    linked = linked_points(W)
+    n_linked = int(linked.sum())
+    largest = max(counts)
+    shared = n_linked <= _MULTILEVEL_FROM and (n_linked <= _DENSE_LIMIT or largest < n_linked - 1)
+    W_linked = sp.csr_matrix(W) if linked.all() else sp.csr_matrix(W)[linked][:, linked]
+    embedding = None
+    labels = np.empty((len(counts), n), dtype=np.int64)
+    for j, c in enumerate(counts):
+        if c == 1 or not shared or not leaves_out(linked, c) and not linked.all():
+            labels[j] = spectral_labels(W, c, assign_labels, _generator(state),
+                                        report_isolated=False)
+            continue
+        if embedding is None:
+            embedding = _top_vectors(W_linked, largest, assign_labels, _generator(state))
+        _check_graph(W_linked, c)
+        labels[j, linked] = _assign(embedding, c, assign_labels)
+        if not linked.all():
+            labels[j, ~linked] = np.bincount(labels[j, linked]).argmax()
+        found = np.unique(labels[j]).size
+        if found < c:
+            warn_degenerate(
+                f"{found} cluster(s) came out of the spectral step for n_clusters={c}: "
+                f"{c - found} stayed empty (duplicated points, or an affinity with fewer "
+                "well-separated groups than asked).")
+    return labels
+
+
+def _top_vectors(W, n_vectors, assign_labels, rng):
+    """(vectors, degrees or None, the generator's state after the eigen solve): the top
+    eigenvectors of the N-Cut matrix (`kssc.spectral.ncut_embedding`) or, for "njw", of
+    D^-1/2 W D^-1/2 (`kssc.spectral.njw_embedding`)."""
+    if assign_labels == "njw":
+        eps = np.finfo(float).eps
+        scale = sp.diags(1.0 / np.sqrt(np.asarray(W.sum(axis=1)).ravel() + eps))
+        _, vectors = top_eigenvectors((scale @ W @ scale).tocsr(), n_vectors, rng)
+        return vectors, None, rng.get_state()
+    P, degrees = _normalized_affinity(W)
+    _, vectors = top_eigenvectors(P, n_vectors, rng)
+    return vectors, degrees, rng.get_state()
+
+
+def _assign(embedding, c, assign_labels):
+    """Labels from the leading `c` of the shared eigenvectors, as `kssc.spectral._assign`
+    gives them from its own eigen solve of `c` vectors."""
+    vectors, degrees, state = embedding
+    rng = _generator(state)
+    vectors = vectors[:, :c]
+    if assign_labels == "njw":
+        eps = np.finfo(float).eps
+        rows = vectors / (np.linalg.norm(vectors, axis=1, keepdims=True) + eps)
+        return KMeans(c, n_init=20, random_state=rng).fit_predict(rows).astype(np.int64)
+    vectors = vectors / np.sqrt(degrees)[:, None]
+    vectors *= np.sqrt(len(degrees)) / np.linalg.norm(vectors, axis=0)
+    vectors = vectors * np.where(vectors[0] > 0, -1.0, 1.0)
+    if assign_labels == "discretize":
+        return discretize(vectors, rng)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    rows = vectors / np.where(norms == 0, 1.0, norms)
+    return KMeans(c, n_init=10, random_state=rng).fit_predict(rows).astype(np.int64)
