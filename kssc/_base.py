@@ -19,6 +19,7 @@ from ._validation import (
     refuse_sparse,
     warn_degenerate,
     warn_few_distinct,
+    warn_inexact_integers,
 )
 from ._warnings import warn_caller
 from .affinity import symmetric_affinity
@@ -81,6 +82,7 @@ class SelfExpressiveClustering(ProgressMixin, ClusterMixin, BaseEstimator):
             The fitted estimator, with ``labels_`` and the other learned attributes set.
         """
         refuse_sparse(X, type(self).__name__)
+        warn_inexact_integers(X)
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         n_clusters = check_n_clusters(self.n_clusters, X.shape[0])
         warn_few_distinct(X, n_clusters)
