@@ -2,7 +2,12 @@
 
 Standardised features (every column mean 0 and variance 1, e.g. StandardScaler's output):
 centring moves subspaces through the origin off it, turning a union of linear subspaces
-into affine ones, which the linear self-expression codes badly.
+into affine ones, which the linear self-expression codes badly. Features in different units
+(a few features hold nearly all of the points' energy): the directions compared are those
+of the few. Both warnings end with the one preprocessing rule, `PREPROCESSING_RULE`, which
+the user guide quotes. A scale far from 1 (`SCALE_RANGE`) where the points are coded as
+given (``normalize=False``, the presets "faces" and "motion"): the solvers' absolute
+constants then decide the codes.
 
 Signs tried and not used, because they did not separate the data where a preset helps from
 the data where it does not (docs/presets.md): the length of the points' mean unit vector (a
@@ -17,6 +22,30 @@ from ._warnings import warn_caller
 # Above this many rows the check is skipped (it reads every row).
 MAX_ROWS = 200_000
 STANDARDISED_TOL = 1e-4
+
+PREPROCESSING_RULE = (
+    "Do not centre the features. Scale them only when they are in different units: divide "
+    "each by its standard deviation without subtracting its mean (X / X.std(axis=0)); "
+    "features in one unit (pixels, coordinates, spectra) stay as they are.")
+"""The one preprocessing rule, quoted by the user guide ("Preprocessing") and ending the
+warnings of `warn_unsuitable`. Measured with the generic preset on the panel's tables
+(benchmarks/bench_preprocessing.py): centring raised the error on 12 of 17 tasks; scaling
+by the standard deviation without centring cut it on the two tables in mixed units (wine
+33.7 to 4.5 %, breast cancer 10.4 to 7.6 %) and raised it on digits (12.6 to 23.0 %) and
+iris (2.7 to 5.3 %), whose features share one unit."""
+
+MIXED_UNITS_SHARE = 0.2
+"""Features look like different units when their effective number (the participation ratio
+(sum e_j)^2 / sum e_j^2 of the features' mean squares e_j) is below this share of them: 0.079
+for wine and 0.062 for breast cancer, at least 0.388 on the panel's other tables (TIR 0.388,
+digits 0.530, iris 0.630, Yale B 0.874, synthetic 0.944, Hopkins 155 0.995); 0.2 lies in
+that gap, which no family alone decides."""
+
+SCALE_RANGE = (1e-60, 1e15)
+"""Median over the points of their largest absolute entry within which the settings that
+code points as given (normalize=False) fit as at scale 1: on three 3-dimensional subspaces
+in R^20 (benchmarks/bench_preprocessing.py), preset "faces" failed (66 % error) from 1e-80
+down and "motion" from 1e20 up (10 %, 62 % from 1e50); the range keeps a margin of 1e4."""
 
 
 class UnsuitableSettingWarning(UserWarning):
@@ -60,12 +89,75 @@ def looks_standardised(X):
     return bool(np.abs(np.sqrt(squares / X.shape[0]) - 1.0).max() < STANDARDISED_TOL)
 
 
-def warn_unsuitable(X):
-    """One UnsuitableSettingWarning when X shows a sign the fit will not suit it."""
+def _chunks(X):
+    """X's rows in float64, a chunk at a time (X may be a large memory map)."""
+    step = max(1, ROW_CHUNK_BYTES // (8 * X.shape[1]))
+    for start in range(0, X.shape[0], step):
+        yield np.asarray(X[start:start + step], dtype=np.float64)
+
+
+def effective_features(X):
+    """(participation ratio, largest share) of the features' mean squares e_j: the effective
+    number of features (sum e_j)^2 / sum e_j^2, and max e_j / sum e_j. The squares of every
+    chunk are taken after dividing it by its largest entry, so no scale overflows."""
+    energy = np.zeros(X.shape[1])
+    peak = 0.0
+    for chunk in _chunks(X):
+        top = float(np.abs(chunk).max(initial=0.0))
+        if top > peak:  # rescale what was summed to the new peak
+            energy *= (peak / top) ** 2
+            peak = top
+        if peak > 0:
+            energy += np.einsum("ij,ij->j", chunk / peak, chunk / peak)
+    if not energy.any():
+        return float(X.shape[1]), 1.0 / X.shape[1]
+    return float(energy.sum() ** 2 / np.sum(energy**2)), float(energy.max() / energy.sum())
+
+
+def looks_mixed_units(X):
+    """(ratio, share) of `effective_features` when it is below MIXED_UNITS_SHARE of the
+    features (3 or more), else None."""
+    if X.shape[0] < 3 or X.shape[0] > MAX_ROWS or X.shape[1] < 3:
+        return None
+    ratio, share = effective_features(X)
+    return (ratio, share) if ratio < MIXED_UNITS_SHARE * X.shape[1] else None
+
+
+def data_scale(X):
+    """Median over the points of their largest absolute entry (0 for all-zero data)."""
+    return float(np.median(np.concatenate([np.abs(chunk).max(axis=1) for chunk in _chunks(X)])))
+
+
+def outside_scale_range(X):
+    """`data_scale(X)` when it is non-zero and outside SCALE_RANGE, else None."""
+    scale = data_scale(X)
+    return scale if scale > 0 and not SCALE_RANGE[0] <= scale <= SCALE_RANGE[1] else None
+
+
+def warn_unsuitable(X, normalize=True):
+    """One UnsuitableSettingWarning per sign X shows that the fit will not suit it.
+
+    `normalize` is the estimator's: with False the points are coded as given, and a scale
+    outside SCALE_RANGE is a sign too.
+    """
     if looks_standardised(X):
         warn_caller(
             "X looks standardised (every feature has mean 0 and variance 1, as StandardScaler "
             "gives): centring moves subspaces through the origin off it, so a union of linear "
-            "subspaces becomes affine. Fit the data before centring (a per-feature scale "
-            "alone keeps subspaces linear); if the data are affine by nature (e.g. motion "
-            "trajectories), try preset 'motion' (kssc.presets).", UnsuitableSettingWarning)
+            f"subspaces becomes affine. {PREPROCESSING_RULE} If the data are affine by nature "
+            "(e.g. motion trajectories), try preset 'motion' (kssc.presets).",
+            UnsuitableSettingWarning)
+    elif (mixed := looks_mixed_units(X)) is not None:
+        warn_caller(
+            f"X's features look like different units: the largest holds {mixed[1]:.0%} of "
+            f"the points' energy (an effective {mixed[0]:.2g} of {X.shape[1]} features), so "
+            f"the directions k-SSC compares are those few features'. {PREPROCESSING_RULE}",
+            UnsuitableSettingWarning)
+    if not normalize and X.shape[0] <= MAX_ROWS and (scale := outside_scale_range(X)):
+        warn_caller(
+            f"X's scale (median largest |entry| per point {scale:.3g}) lies outside "
+            f"[{SCALE_RANGE[0]:g}, {SCALE_RANGE[1]:g}], where a fit with normalize=False "
+            "(presets 'faces' and 'motion') was measured to match its fit at scale 1: the "
+            "solver's absolute constants decide the codes. Divide X by one number of its "
+            "scale (e.g. X / np.abs(X).max()); AutoKSSC does so itself.",
+            UnsuitableSettingWarning)

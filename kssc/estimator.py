@@ -227,7 +227,7 @@ class KSSC(SelfExpressiveClustering):
         # float64. Float64 data keeps float64 unit rows: a memory map gives the labels of the
         # same array in memory.
         P = unit_rows(X, X.dtype, warn=False) if self.normalize else X
-        warn_unsuitable(X)
+        warn_unsuitable(X, self.normalize)
         algorithm = self.neighbor_algorithm
         if isinstance(algorithm, IVF):
             algorithm.validate()
