@@ -127,6 +127,10 @@ class KSSC(SelfExpressiveClustering):
         With n_clusters=None, the smallest eigenvalues of the affinity's normalised
         Laplacian, ascending: the eigen-gap chose the c maximising l_{c+1} - l_c
         (`kssc.plot.eigengap` draws them). None when n_clusters was given.
+    n_clusters_confidence_ : float or None
+        With n_clusters=None, the relative eigen-gap (l_{c+1} - l_c) / l_{c+1} of the
+        chosen c, in [0, 1]; below `kssc.spectral.CLEAR_GAP` the fit warns. None when
+        n_clusters was given.
     residuals_ : ndarray of shape (n_samples,)
         How well each point's code rebuilds it: ``||p_i - sum_j z_ij p_j||`` over its
         candidates, p the coded points (unit rows with ``normalize=True``), z the solver's
