@@ -133,8 +133,8 @@ def refuse_sparse(X, estimator):
         f"({X.nnz} stored values). Convert it with X.toarray() (a dense float64 copy of "
         f"{gib:.3g} GiB; float32 halves it: X.astype('float32').toarray()), or, when that "
         "does not fit, reduce it first, e.g. with "
-        "sklearn.decomposition.TruncatedSVD(n_components=100); do not centre or scale the "
-        "columns (the user guide, 'Preprocessing').")
+        "sklearn.decomposition.TruncatedSVD(n_components=100), without centring the columns "
+        "(the user guide, 'Preprocessing').")
 
 
 # Bytes of rows that a pass over X reads (and casts) at a time: counting distinct points,

@@ -80,3 +80,11 @@ def test_presets_that_code_points_as_given_warn_far_from_scale_1(preset, scale):
 
 def test_unit_rows_do_not_warn_far_from_scale_1():
     assert _unsuitable(SUBSPACES * 1e-100) == []
+
+
+def test_the_user_guide_quotes_the_one_preprocessing_rule():
+    """The guide said to avoid per-feature scaling while the warning said it was fine."""
+    from support import REPO_ROOT
+
+    guide = " ".join((REPO_ROOT / "docs" / "user_guide.rst").read_text().split())
+    assert PREPROCESSING_RULE in guide
