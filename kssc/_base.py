@@ -30,7 +30,6 @@ from .spectral import (
     isolated_message,
     leaves_out,
     linked_points,
-    relative_eigengap,
     spectral_labels,
 )
 
@@ -120,16 +119,6 @@ class SelfExpressiveClustering(ProgressMixin, ClusterMixin, BaseEstimator):
         self.affinity_matrix_ = W
         self.n_iter_ = info.get("n_iter")
         return labels
-
-    @property
-    def n_clusters_confidence_(self):
-        """With n_clusters=None, the relative eigen-gap of the chosen number of clusters
-        (`kssc.spectral.relative_eigengap` of ``laplacian_eigenvalues_``; in [0, 1], below
-        `kssc.spectral.CLEAR_GAP` the fit warns); None when n_clusters was given."""
-        values = self.laplacian_eigenvalues_
-        if values is None:
-            return None
-        return relative_eigengap(values, int(np.argmax(np.diff(values)[:self.max_clusters]) + 1))
 
     def fit_predict(self, X, y=None):
         """Fit and return the cluster label of every row of X.

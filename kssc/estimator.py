@@ -303,6 +303,18 @@ class KSSC(SelfExpressiveClustering):
         X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
         return predict_labels(self, X)
 
+    @property
+    def n_clusters_confidence_(self):
+        """With n_clusters=None, the relative eigen-gap of the chosen number of clusters
+        (`kssc.spectral.relative_eigengap` of ``laplacian_eigenvalues_``; in [0, 1], below
+        `kssc.spectral.CLEAR_GAP` the fit warns); None when n_clusters was given."""
+        from .spectral import relative_eigengap  # here, not at the top: the module move
+
+        values = self.laplacian_eigenvalues_
+        if values is None:
+            return None
+        return relative_eigengap(values, int(np.argmax(np.diff(values)[:self.max_clusters]) + 1))
+
     def _isolation_reason(self, X, isolated):
         if self.lam_mode == "relative":
             return (f"lam={self.lam:g} >= 1 with lam_mode='relative' is at least every "

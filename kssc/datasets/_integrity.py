@@ -8,8 +8,7 @@ _DIGESTS = {}
 
 
 class DataCorruptError(ValueError):
-    """A data file's size or SHA-256 sum differs from the recorded one (corrupt, truncated or
-    replaced).
+    """A data file's size or SHA-256 sum differs from the recorded one (corrupt or replaced).
 
     Raised by the loaders of `kssc.datasets` before they parse a file. A file whose size
     differs from the recorded one is refused without hashing it (`actual` is then None).

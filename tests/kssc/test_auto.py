@@ -343,7 +343,8 @@ def test_auto_with_n_clusters_none_keeps_the_chosen_candidates_confidence():
     auto = AutoKSSC(None, candidates=("generic", "paper"), random_state=0).fit(X)
     assert auto.n_clusters_confidence_ == auto.best_estimator_.n_clusters_confidence_
     assert 0.0 <= auto.n_clusters_confidence_ <= 1.0
-    assert AutoKSSC(3, candidates=("generic",), random_state=0).fit(X).n_clusters_confidence_ is None
+    given = AutoKSSC(3, candidates=("generic",), random_state=0).fit(X)
+    assert given.n_clusters_confidence_ is None
 
 
 def test_auto_warns_about_rounded_integers():
