@@ -88,3 +88,18 @@ def test_the_user_guide_quotes_the_one_preprocessing_rule():
 
     guide = " ".join((REPO_ROOT / "docs" / "user_guide.rst").read_text().split())
     assert PREPROCESSING_RULE in guide
+
+
+def test_centroid_check_fits_k_means_on_a_sample_of_large_data(monkeypatch):
+    from sklearn.cluster import KMeans
+
+    from kssc import _suitability
+
+    X, y, _ = make_subspaces(3, 2, 30, 5, random_state=0)
+    monkeypatch.setattr(_suitability, "CENTROID_SAMPLE", 40)
+    check = _suitability.centroid_check(X, y, 0.5, random_state=0)
+    rng = np.random.RandomState(0)
+    sample = np.sort(rng.choice(90, 40, replace=False))
+    kmeans = KMeans(3, n_init=10, random_state=rng).fit(X[sample]).labels_
+    assert check["kmeans_silhouette"] == pytest.approx(
+        _suitability.centroid_silhouette(X[sample], kmeans))
