@@ -21,6 +21,7 @@ from ._validation import (
     refuse_sparse,
     warn_degenerate,
     warn_few_distinct,
+    warn_inexact_integers,
 )
 from ._warnings import warn_caller
 from .affinity import symmetric_affinity
@@ -87,6 +88,7 @@ class SelfExpressiveClustering(ProgressMixin, ClusterMixin, BaseEstimator):
         """
         if not self._sparse_input:
             refuse_sparse(X, type(self).__name__)
+            warn_inexact_integers(X)
         X = validate_data(self, X, accept_sparse="csr" if self._sparse_input else False,
                           dtype=[np.float64, np.float32], ensure_min_samples=2)
         n_clusters = check_n_clusters(self.n_clusters, X.shape[0])

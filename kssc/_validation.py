@@ -4,6 +4,7 @@ from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.exceptions import DataConversionWarning
 from sklearn.utils import check_scalar
 
 from ._warnings import warn_caller
@@ -132,13 +133,44 @@ def refuse_sparse(X, estimator):
         f"({X.nnz} stored values). Convert it with X.toarray() (a dense float64 copy of "
         f"{gib:.3g} GiB; float32 halves it: X.astype('float32').toarray()), or, when that "
         "does not fit, reduce it first, e.g. with "
-        "sklearn.decomposition.TruncatedSVD(n_components=100); do not centre or scale the "
-        "columns (the user guide, 'Preprocessing').")
+        "sklearn.decomposition.TruncatedSVD(n_components=100), without centring the columns "
+        "(the user guide, 'Preprocessing').")
 
 
 # Bytes of rows that a pass over X reads (and casts) at a time: counting distinct points,
 # scaling rows to unit norm, the suitability check (X may be a memory map).
 ROW_CHUNK_BYTES = 4 * 2**20
+
+
+def warn_inexact_integers(X, name="X"):
+    """DataConversionWarning when X holds integers that float64 cannot hold exactly.
+
+    Integers beyond 2**53 in magnitude round when cast to float64 (what the estimators fit):
+    when the points differ in those low digits (e.g. values near a large common offset), the
+    fit clusters the rounded values. Counts the changed entries a chunk of rows at a time.
+    """
+    if sp.issparse(X):
+        return
+    X = np.asarray(X)
+    if X.dtype.kind not in "iu" or X.dtype.itemsize < 8 or X.ndim != 2 or X.size == 0:
+        return
+    step = max(1, ROW_CHUNK_BYTES // (X.dtype.itemsize * X.shape[1]))
+    changed, largest = 0, 0
+    for start in range(0, X.shape[0], step):
+        chunk = X[start:start + step]
+        with np.errstate(invalid="ignore"):  # a value that rounds to 2**63 wraps: changed too
+            back = chunk.astype(np.float64).astype(chunk.dtype)
+        wrong = back != chunk
+        if wrong.any():
+            changed += int(np.count_nonzero(wrong))
+            largest = max(largest, int(np.abs(chunk[wrong].astype(np.float64)).max()))
+    if changed:
+        warn_caller(
+            f"{name} holds {changed} integer entr{'y' if changed == 1 else 'ies'} beyond 2**53 "
+            f"(up to {largest:.3e}) that float64 cannot hold exactly: they are rounded to the "
+            "nearest float64 for the fit, so differences between points in their low digits "
+            "are lost. Subtract a common offset before the cast if that is where the points "
+            "differ; cast X to float yourself to accept the rounding.", DataConversionWarning)
 
 
 def warn_few_distinct(X, n_clusters):

@@ -24,6 +24,7 @@ is measured by experiments/panel.py (docs/presets.md).
 """
 
 from numbers import Integral
+from time import perf_counter
 
 import numpy as np
 import scipy.sparse as sp
@@ -34,7 +35,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._progress import ProgressMixin
-from ._validation import normalize_rows
+from ._suitability import UnsuitableSettingWarning, centroid_check, rescaling, warn_centroid_model
+from ._validation import normalize_rows, warn_inexact_integers
+from ._warnings import warn_caller
 from .estimator import KSSC
 from .presets import PRESETS, preset_params
 from .spectral import _normalized_adjacency, top_eigenvectors
@@ -267,7 +270,14 @@ class AutoKSSC(ProgressMixin, ClusterMixin, BaseEstimator):
     """Clustering by k-SSC with its setting chosen without labels among a few candidates.
 
     Every candidate is fitted (same `random_state`); the kept one is the best by `criterion`,
-    one of `CRITERIA` (module docstring). `selection_` shows every candidate's criteria.
+    one of `CRITERIA` (module docstring). `selection_` shows every candidate's criteria. A
+    candidate whose fit fails is left out of the choice, with its reason in `selection_` and
+    an UnsuitableSettingWarning; the fit fails only when every candidate does. X far from
+    scale 1 (outside `kssc._suitability.SCALE_RANGE`) is first multiplied by a power of two
+    (`scale_`), so that the candidates that code points as given fit as at scale 1. Then a
+    k-means fit of as many clusters is compared with the choice without labels
+    (`centroid_check_`): an UnsuitableSettingWarning gives the numbers when a centroid model
+    fits the data better.
 
     Parameters
     ----------
@@ -301,9 +311,20 @@ class AutoKSSC(ProgressMixin, ClusterMixin, BaseEstimator):
     best_estimator_ : KSSC
         The chosen candidate, fitted.
     selection_ : dict
-        Per candidate: every criterion of `CRITERIA` and "time_s", its fit's seconds.
+        Per candidate: every criterion of `CRITERIA` (NaN for a failed candidate), "time_s",
+        its fit's seconds, and "failure": None, or "<exception type>: <message>" of a
+        candidate whose fit failed.
     n_clusters_ : int
         Number of distinct labels of the chosen candidate.
+    n_clusters_confidence_ : float or None
+        With n_clusters=None, the chosen candidate's relative eigen-gap
+        (`KSSC.n_clusters_confidence_`); None when n_clusters was given.
+    scale_ : float
+        The power of two X was multiplied by before the candidates' fits (1.0 for X within
+        `kssc._suitability.SCALE_RANGE`); `predict` multiplies new points by it too.
+    centroid_check_ : dict
+        `kssc._suitability.centroid_check`: the chosen clustering's subspace silhouette, the
+        silhouette of a k-means fit with centroids for centres, and their agreement.
     n_features_in_ : int
         Number of features seen during fit.
 
@@ -356,6 +377,34 @@ class AutoKSSC(ProgressMixin, ClusterMixin, BaseEstimator):
                                  "a dict of KSSC parameters.")
         return out
 
+    def _fit_candidates(self, X, candidates, seed):
+        """({key: fitted KSSC}, {key: "<exception type>: <message>"}, {key: seconds}).
+
+        A candidate whose fit raises is recorded, not raised: the others still compete.
+        Invalid parameters are raised at once (a wrong setting is no property of the data).
+        """
+        fitted, failures, seconds = {}, {}, {}
+        for i, (key, params) in enumerate(candidates.items(), start=1):
+            model = KSSC(self.n_clusters, random_state=seed, **{"verbose": self.verbose, **params})
+            model._validate_params()
+            start = perf_counter()
+            with self._stage(f"candidate {key!r} ({i} of {len(candidates)})"):
+                try:
+                    fitted[key] = model.fit(X)
+                except Exception as exc:  # a failure of the data is recorded, not raised
+                    failures[key] = f"{type(exc).__name__}: {exc}"
+            seconds[key] = model.timings_["total"] if key in fitted else perf_counter() - start
+        if not fitted:
+            raise ValueError("every candidate failed: " + "; ".join(
+                f"{key!r}: {why}" for key, why in failures.items()))
+        if failures:
+            warn_caller(
+                f"{len(failures)} of {len(candidates)} candidates failed and were left out of "
+                "the choice (selection_ records why): " + "; ".join(
+                    f"{key!r}: {why}" for key, why in failures.items()),
+                UnsuitableSettingWarning)
+        return fitted, failures, seconds
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Fit every candidate on X and keep the one `criterion` prefers.
@@ -372,34 +421,39 @@ class AutoKSSC(ProgressMixin, ClusterMixin, BaseEstimator):
         self : object
             The fitted estimator.
         """
+        warn_inexact_integers(X)
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         # One seed for every candidate, so that a candidate here equals its KSSC fit.
         seed = (self.random_state if isinstance(self.random_state, Integral)
                 else check_random_state(self.random_state).randint(2**31 - 1))
         candidates = self._candidate_params()
-        fitted = {}
-        for i, (key, params) in enumerate(candidates.items(), start=1):
-            with self._stage(f"candidate {key!r} ({i} of {len(candidates)})"):
-                fitted[key] = KSSC(self.n_clusters, random_state=seed,
-                                   **{"verbose": self.verbose, **params}).fit(X)
+        self.scale_ = rescaling(X)
+        if self.scale_ != 1.0:
+            X = X * self.scale_
+        fitted, failures, seconds = self._fit_candidates(X, candidates, seed)
         with self._stage("criteria"):
-            selection = candidate_criteria(
+            criteria = candidate_criteria(
                 X, {key: (model.labels_, model.affinity_matrix_)
                     for key, model in fitted.items()}, self.subspace_dim, seed)
-        for key, model in fitted.items():
-            selection[key]["time_s"] = model.timings_["total"]
-        best = best_candidate(selection, self.criterion)
-        self.selection_ = selection
+        best = best_candidate(criteria, self.criterion)
+        self.selection_ = {key: {**criteria.get(key, dict.fromkeys(CRITERIA, np.nan)),
+                                 "time_s": seconds[key], "failure": failures.get(key)}
+                           for key in candidates}
         self.best_candidate_ = best
         self.best_estimator_ = fitted[best]
         self.labels_ = fitted[best].labels_
         self.n_clusters_ = fitted[best].n_clusters_
+        self.n_clusters_confidence_ = fitted[best].n_clusters_confidence_
+        with self._stage("centroid check"):
+            self.centroid_check_ = centroid_check(X, self.labels_,
+                                                  criteria[best]["silhouette"], seed)
+        warn_centroid_model(self.centroid_check_)
         return self
 
     def predict(self, X):
         """``best_estimator_.predict(X)``: every new row's cluster by the chosen candidate
         (`KSSC.predict`, an extension of k-SSC; X is (n_new, n_features), checked against
-        the features this estimator was fitted on)."""
+        the features this estimator was fitted on, and scaled by ``scale_`` as they were)."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
-        return self.best_estimator_.predict(X)
+        return self.best_estimator_.predict(X * self.scale_ if self.scale_ != 1.0 else X)

@@ -129,6 +129,10 @@ class KSSC(SelfExpressiveClustering):
         With n_clusters=None, the smallest eigenvalues of the affinity's normalised
         Laplacian, ascending: the eigen-gap chose the c maximising l_{c+1} - l_c
         (`kssc.plot.eigengap` draws them). None when n_clusters was given.
+    n_clusters_confidence_ : float or None
+        With n_clusters=None, the relative eigen-gap (l_{c+1} - l_c) / l_{c+1} of the
+        chosen c, in [0, 1]; below `kssc.spectral.CLEAR_GAP` the fit warns. None when
+        n_clusters was given.
     residuals_ : ndarray of shape (n_samples,)
         How well each point's code rebuilds it: ``||p_i - sum_j z_ij p_j||`` over its
         candidates, p the coded points (unit rows with ``normalize=True``), z the solver's
@@ -291,7 +295,7 @@ class KSSC(SelfExpressiveClustering):
                              "convert X with X.toarray().")
         if not sparse:
             # A sparse matrix cannot be StandardScaler's centred output: nothing to check.
-            warn_unsuitable(X)
+            warn_unsuitable(X, self.normalize)
         return P, solver
 
     def _sparse_problem(self):
@@ -415,6 +419,18 @@ class KSSC(SelfExpressiveClustering):
                             "sparse rows; fit it on X.toarray() to predict.")
         X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
         return predict_labels(self, X)
+
+    @property
+    def n_clusters_confidence_(self):
+        """With n_clusters=None, the relative eigen-gap of the chosen number of clusters
+        (`kssc.spectral.relative_eigengap` of ``laplacian_eigenvalues_``; in [0, 1], below
+        `kssc.spectral.CLEAR_GAP` the fit warns); None when n_clusters was given."""
+        from .spectral import relative_eigengap  # here, not at the top: the module move
+
+        values = self.laplacian_eigenvalues_
+        if values is None:
+            return None
+        return relative_eigengap(values, int(np.argmax(np.diff(values)[:self.max_clusters]) + 1))
 
     def _isolation_reason(self, X, isolated):
         if self.lam_mode == "relative":

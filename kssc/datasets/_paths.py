@@ -146,17 +146,18 @@ def missing_files(name, relpaths=None, data_dir=None):
 def require_files(name, relpaths, data_dir=None):
     """Return the absolute paths of `relpaths` in data set `name`, each present and verified.
 
-    Raises DataNotFoundError if any is missing and DataCorruptError if one's SHA-256 differs
-    from the recorded sum (sums are cached per process, so repeated calls cost nothing).
+    Raises DataNotFoundError if any is missing and DataCorruptError if one's size (checked
+    first, without reading it) or SHA-256 differs from the recorded one (sums are cached per
+    process, so repeated calls cost nothing).
     """
     root = dataset_dir(name, data_dir)
     missing = missing_files(name, relpaths, data_dir)
     if missing:
         raise DataNotFoundError(missing_message(name, missing, root, data_dir))
-    checksums = read_checksums(name)
+    checksums, sizes = read_checksums(name), read_sizes(name)
     paths = [root / rel for rel in relpaths]
     for rel, path in zip(relpaths, paths, strict=True):
-        verify_file(path, checksums[rel], fetch_command(name, root.parent))
+        verify_file(path, checksums[rel], fetch_command(name, root.parent), sizes.get(rel))
     return paths
 
 

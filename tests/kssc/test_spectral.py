@@ -120,3 +120,33 @@ def test_normalized_affinity_equals_its_formula_bit_for_bit(monkeypatch, sorted_
     bad[0, 1] = bad[0, 1] + 0.5
     with pytest.raises(ValueError, match="symmetric"):
         spectral._normalized_affinity(bad.tocsr())
+
+
+def test_relative_eigengap_by_hand():
+    values = np.array([0.0, 0.0, 0.1, 0.5])
+    assert spectral.relative_eigengap(values, 2) == pytest.approx(1.0)  # two components
+    assert spectral.relative_eigengap(values, 3) == pytest.approx(0.4 / 0.5)
+    assert spectral.relative_eigengap(values, 4) == 0.0  # no fifth eigenvalue
+
+
+def test_clear_blocks_choose_k_without_a_warning():
+    W, _ = _block_graph([25, 25, 30, 20])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateFitWarning)
+        n_clusters, values = spectral.choose_n_clusters(W, random_state=0)
+    assert n_clusters == 4 and spectral.relative_eigengap(values, 4) > spectral.CLEAR_GAP
+
+
+def test_a_choice_without_a_clear_gap_warns_with_its_confidence():
+    """Wine (3 cultivars) as given: the eigen-gap silently chose 8 clusters."""
+    from sklearn.datasets import load_wine
+
+    from kssc import KSSC
+
+    with pytest.warns(DegenerateFitWarning, match=r"the eigen-gap picked 8 clusters without a "
+                      r"clear gap: relative eigen-gap 0\.36 .* below 0\.6"):
+        model = KSSC(None, random_state=0).fit(load_wine().data)
+    assert model.n_clusters_ == 8
+    values = model.laplacian_eigenvalues_
+    assert model.n_clusters_confidence_ == pytest.approx((values[8] - values[7]) / values[8])
+    assert KSSC(3, random_state=0).fit(load_wine().data).n_clusters_confidence_ is None

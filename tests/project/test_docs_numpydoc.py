@@ -103,6 +103,8 @@ def test_fitted_attributes_are_documented(name):
         warnings.simplefilter("ignore")
         fitted = estimator(n_clusters=2, random_state=0).fit(X)
     learned = {key for key in vars(fitted) if key.endswith("_") and not key.startswith("_")}
+    learned |= {key for key, value in vars(estimator).items()  # fitted state as a property
+                if isinstance(value, property) and key.endswith("_") and not key.startswith("_")}
     documented = {item.name for item in ClassDoc(estimator)["Attributes"]}
     assert learned - documented == set(), f"undocumented attributes of {name}"
     assert documented - learned == set(), f"documented but never set in {name}.fit"

@@ -5,6 +5,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +20,7 @@ from kssc.datasets import (
     load_tir_library,
     load_yaleb,
 )
-from kssc.datasets._paths import read_checksums
+from kssc.datasets._paths import read_checksums, read_sizes
 from kssc.datasets.yaleb import list_yaleb_images, read_pgm
 from support import REPO_ROOT, real_data
 
@@ -42,12 +43,19 @@ def pgm(height, width, fill=128):
 
 
 def check_corrupt_error(error, data_dir, name, rel, data):
-    """The error names the file, the recorded and the actual SHA-256, and the repair command."""
+    """The error names the file, the recorded SHA-256 and the repair command, and either the
+    sizes (a file of the wrong size is refused unhashed) or the actual SHA-256."""
     expected = read_checksums(name)[rel]
+    recorded_size = read_sizes(name)[rel]
     path = str(Path(data_dir, name, rel))
-    assert (error.path, error.expected, error.actual) == (path, expected, sha(data))
     message = str(error)
-    assert path in message and expected in message and sha(data) in message
+    assert (error.path, error.expected) == (path, expected)
+    assert path in message and expected in message
+    if len(data) != recorded_size:
+        assert (error.actual, error.size, error.recorded_size) == (None, len(data), recorded_size)
+        assert f"it has {len(data)} bytes, the recorded size is {recorded_size}" in message
+    else:
+        assert (error.actual, error.size) == (sha(data), None) and sha(data) in message
     assert f"python -m kssc.datasets.fetch --data-dir {data_dir} {name}" in message
 
 
@@ -135,6 +143,41 @@ def test_read_pgm_names_truncated_and_wrong_shape_files(tmp_path):
         read_pgm(path, shape=(192, 168))
     image = read_pgm(path, shape=(48, 42))
     assert image.shape == (48, 42) and (image == 7).all()
+
+
+def test_a_huge_file_of_the_wrong_size_is_refused_without_reading_it(tmp_path, monkeypatch):
+    """A 20 GB sparse file in TIRlib.mat's place used to be hashed (33 s) before the refusal."""
+    path = tmp_path / "tir" / "TIRlib.mat"
+    path.parent.mkdir()
+    with open(path, "wb") as fh:
+        fh.truncate(20 * 10**9)  # sparse: no block is written
+    monkeypatch.setattr(_integrity, "sha256_file", lambda path: pytest.fail(f"{path} hashed"))
+    with pytest.raises(DataCorruptError, match="it has 20000000000 bytes, the recorded size is "
+                       f"{read_sizes('tir')['TIRlib.mat']}") as info:
+        load_tir_library(tmp_path)
+    assert info.value.actual is None
+
+
+def test_same_size_edit_is_refused_by_its_sum(tmp_path):
+    data = bytearray((real_data("tir") / "tir" / "TIRlib.mat").read_bytes())
+    data[-1] ^= 0xFF
+    place(tmp_path, "tir", "TIRlib.mat", bytes(data))
+    with pytest.raises(DataCorruptError) as info:
+        load_tir_library(tmp_path)
+    check_corrupt_error(info.value, tmp_path, "tir", "TIRlib.mat", bytes(data))
+
+
+def test_a_same_size_edit_with_its_mtime_restored_is_hashed_again(tmp_path):
+    """The cache was keyed on (path, size, mtime): such an edit kept the old sum."""
+    path = tmp_path / "f.bin"
+    path.write_bytes(b"one")
+    mtime = path.stat().st_mtime_ns
+    assert _integrity.cached_sha256(path) == sha(b"one")
+    time.sleep(0.05)  # past the file system's time granularity, so the status time moves
+    path.write_bytes(b"two")
+    os.utime(path, ns=(mtime, mtime))
+    assert path.stat().st_mtime_ns == mtime
+    assert _integrity.cached_sha256(path) == sha(b"two")
 
 
 def test_sums_are_computed_once_per_path_size_and_mtime(tmp_path, monkeypatch):

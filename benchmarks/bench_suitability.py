@@ -1,0 +1,176 @@
+"""The measurements behind the suitability rules of `kssc._suitability` and the eigen-gap's
+confidence threshold (`kssc.spectral.CLEAR_GAP`), on a small subset of the real-data panel's
+tasks (experiments/panel.py's loaders; conf/experiment/panel.yaml): two Yale B combinations
+of 2 and 5 (and, for k, 10) subjects, four Hopkins 155 sequences, three TIR draws, the four
+scikit-learn tables and the synthetic unions, each with seed 0.
+
+Run: `python -m benchmarks.bench_suitability --part {preprocessing,units,scale,k,centroid}`
+(with KSSC_DATA_DIR set to the data folder).
+
+- preprocessing: the generic preset's error (%) with the data as given, scaled per feature
+  by the standard deviation or the largest |value| (no centring), centred, standardised
+  (PREPROCESSING_RULE).
+- units: the effective number of features over their number (MIXED_UNITS_SHARE).
+- scale: the error of presets "faces", "motion" and "generic" on three 3-dimensional
+  subspaces in R^20 multiplied by 10^e (SCALE_RANGE).
+- k: the eigen-gap's number of clusters of the generic preset with n_clusters=None, the
+  true one and the relative eigen-gap (CLEAR_GAP), with the thresholds chosen by
+  leave-one-family-out.
+- centroid: AutoKSSC's choice (its candidates' fits, the silhouette) against k-means with
+  as many clusters: both errors, the chosen labels' subspace silhouette and k-means'
+  centroid silhouette (CENTROID_MARGIN).
+Takes minutes per part on 2 loaded cores (centroid the longest: every preset on every task).
+"""
+
+import argparse
+import os
+import warnings
+
+import numpy as np
+from omegaconf import OmegaConf
+from sklearn.cluster import KMeans
+
+from benchmarks.bench_kssc import REPO
+from experiments.panel import load_task, tasks
+from kssc import KSSC, clustering_error
+from kssc._suitability import centroid_silhouette, effective_features
+from kssc.auto import best_candidate, candidate_criteria
+from kssc.datasets import make_subspaces
+from kssc.presets import preset_params
+from kssc.spectral import relative_eigengap
+
+EXP = OmegaConf.to_container(OmegaConf.load(REPO / "conf" / "experiment" / "panel.yaml"))[
+    "experiment"]
+CAPS = {"yale": 2, "hopkins155": 4, "tir": 3}
+
+
+def panel_subset(yale=("yale_2", "yale_5")):
+    """The tasks measured: the first CAPS[family] of each Yale B subject count in `yale`, of
+    Hopkins 155 and of TIR, and every other task."""
+    seen, out = {}, []
+    for cell, _ in tasks(EXP, os.environ.get("KSSC_DATA_DIR")):
+        if cell["family"] == "yale" and cell["dataset"] not in yale:
+            continue
+        seen[cell["dataset"]] = seen.get(cell["dataset"], 0) + 1
+        if seen[cell["dataset"]] <= CAPS.get(cell["family"], np.inf):
+            out.append(cell)
+    return out
+
+
+def load(cell):
+    return load_task(cell, EXP, os.environ.get("KSSC_DATA_DIR"), 0)
+
+
+def generic_error(X, y, n_clusters=None):
+    model = KSSC(len(np.unique(y)) if n_clusters is None else n_clusters, random_state=0,
+                 **preset_params("generic")).fit(X)
+    return clustering_error(y, model.labels_)
+
+
+def part_preprocessing():
+    for cell in panel_subset():
+        X, y = load(cell)
+        mean = X.mean(axis=0)
+        std = np.where(X.std(axis=0) == 0, 1.0, X.std(axis=0))
+        peak = np.where(np.abs(X).max(axis=0) == 0, 1.0, np.abs(X).max(axis=0))
+        forms = {"as_given": X, "scale_std": X / std, "scale_maxabs": X / peak,
+                 "centre": X - mean, "standardise": (X - mean) / std}
+        errors = " ".join(f"{name}={generic_error(Xt, y):.1f}" for name, Xt in forms.items())
+        print(cell["dataset"], cell["source"], X.shape, errors, flush=True)
+
+
+def part_units():
+    done = set()
+    for cell in panel_subset():
+        if cell["dataset"] in done:
+            continue
+        done.add(cell["dataset"])
+        X, _ = load(cell)
+        ratio, share = effective_features(X)
+        print(f"{cell['dataset']} D={X.shape[1]} effective={ratio:.2f} "
+              f"share_of_D={ratio / X.shape[1]:.3f} largest_feature={share:.3f}", flush=True)
+
+
+def part_scale():
+    X, y, _ = make_subspaces(3, 3, 40, 20, noise=0.05, random_state=0)
+    print(f"median largest |entry| per point at 10^0: {np.median(np.abs(X).max(axis=1)):.3f}")
+    for preset in ("faces", "motion", "generic"):
+        row = []
+        for e in (-300, -150, -100, -95, -90, -85, -80, -75, -50, 0, 10, 15, 18, 20, 50, 100,
+                  150, 200):
+            try:
+                labels = KSSC(3, random_state=0, **preset_params(preset)).fit(X * 10.0**e).labels_
+                row.append(f"{e}:{clustering_error(y, labels):.0f}")
+            except Exception as exc:  # a failure is a measurement here
+                row.append(f"{e}:{type(exc).__name__}")
+        print(preset, " ".join(row), flush=True)
+
+
+def lofo_thresholds(records):
+    """{held-out family: the interval of thresholds t (warn when confidence < t) with the
+    fewest errors on the other families}; a choice of 1 cluster warns by itself, left out."""
+    out = {}
+    for family in sorted({r["family"] for r in records}):
+        rest = [r for r in records if r["family"] != family and r["chosen"] > 1]
+        values = sorted({r["confidence"] for r in rest} | {0.0, 1.0 + 1e-9})
+        errors = {}
+        for low, high in zip(values[:-1], values[1:], strict=True):
+            t = (low + high) / 2
+            errors[(low, high)] = sum((r["confidence"] < t) != r["wrong"] for r in rest)
+        best = min(errors.values())
+        out[family] = [interval for interval, e in errors.items() if e == best]
+    return out
+
+
+def part_k():
+    records = []
+    for cell in panel_subset(yale=("yale_2", "yale_5", "yale_10")):
+        X, y = load(cell)
+        model = KSSC(None, random_state=0, **preset_params("generic")).fit(X)
+        values = model.laplacian_eigenvalues_
+        chosen = int(np.argmax(np.diff(values)[:model.max_clusters]) + 1)
+        k = len(np.unique(y))
+        records.append({"family": cell["family"], "wrong": chosen != k, "chosen": chosen,
+                        "confidence": relative_eigengap(values, chosen)})
+        print(f"{cell['dataset']} {cell['source']} k={k} chosen={chosen} "
+              f"relative_eigengap={records[-1]['confidence']:.3f}", flush=True)
+    for family, intervals in lofo_thresholds(records).items():
+        print(f"held out {family}: fewest errors for t in "
+              + ", ".join(f"({low:.3f}, {high:.3f})" for low, high in intervals))
+
+
+def part_centroid():
+    for cell in panel_subset():
+        X, y = load(cell)
+        k = len(np.unique(y))
+        fits = {}
+        for name in ("generic", "faces", "motion"):
+            try:
+                model = KSSC(k, random_state=0, **preset_params(name)).fit(X)
+                fits[name] = (model.labels_, model.affinity_matrix_)
+            except Exception:  # AutoKSSC leaves a failing candidate out
+                continue
+        criteria = candidate_criteria(X, fits, 5, 0)
+        best = best_candidate(criteria, "silhouette")
+        kmeans = KMeans(k, n_init=10, random_state=0).fit(X).labels_
+        subspace, centroid = criteria[best]["silhouette"], centroid_silhouette(X, kmeans)
+        print(f"{cell['dataset']} {cell['source']} chosen={best} "
+              f"auto_error={clustering_error(y, fits[best][0]):.1f} "
+              f"kmeans_error={clustering_error(y, kmeans):.1f} subspace_silhouette="
+              f"{subspace:.3f} kmeans_silhouette={centroid:.3f} excess={centroid - subspace:+.3f}",
+              flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--part", required=True,
+                        choices=["preprocessing", "units", "scale", "k", "centroid"])
+    args = parser.parse_args()
+    print(f"load average: {os.getloadavg()[0]:.1f}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        globals()[f"part_{args.part}"]()
+
+
+if __name__ == "__main__":
+    main()
