@@ -4,9 +4,8 @@ import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
 
-from kssc import ADMM, KSSC, clustering_error
-from kssc._predict import query_neighbours, residual_labels
-from kssc.neighbours import nearest_neighbours
+from kssc import ADMM, IVF, KSSC, clustering_error, nearest_neighbors
+from kssc._predict import build_index, query_candidates, residual_labels
 
 
 def union(n_subspaces=4, dim=3, n_per=60, ambient=30, seed=0):
@@ -84,7 +83,7 @@ def test_zero_new_point_is_named():
 
 
 @pytest.mark.parametrize("metric", ["euclidean", "abs_cosine", "l2"])
-def test_query_neighbours_match_the_search_of_the_fit(metric):
+def test_query_candidates_match_the_search_of_the_fit(metric):
     # A new point's neighbours among training points = its neighbours in the union,
     # found by kssc.neighbours, once the other new points are dropped.
     rng = np.random.default_rng(1)
@@ -92,10 +91,31 @@ def test_query_neighbours_match_the_search_of_the_fit(metric):
     if metric != "l2":
         X /= np.linalg.norm(X, axis=1, keepdims=True)
     train, new = X[:250], X[250:]
-    found = query_neighbours(new, train, 7, metric)
-    full = nearest_neighbours(X, 60, metric=metric, normalize=False)[0][250:]
+    model = KSSC(2, n_neighbors=7, metric=metric, normalize=metric != "l2",
+                 random_state=0).fit(train)
+    found = query_candidates(build_index(model), new, metric)
+    full = nearest_neighbors(X, 60, metric=metric, normalize=False)[0][250:]
     expected = np.array([[j for j in row if j < 250][:7] for row in full])
     np.testing.assert_array_equal(found, expected)
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "abs_cosine"])
+def test_index_probing_every_list_is_the_exact_search(metric):
+    # The fit's IVF lists kept for predict: probing all of them finds the exact neighbours,
+    # probing few of them finds fewer.
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((2400, 8))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    train, new = X[:2000], X[2000:]
+    full = nearest_neighbors(X, 60, metric=metric, normalize=False)[0][2000:]
+    expected = np.array([[j for j in row if j < 2000][:7] for row in full])
+    for nprobe, recall in ((20, 1.0), (1, 0.9)):
+        model = KSSC(2, n_neighbors=7, metric=metric, random_state=0,
+                     neighbor_algorithm=IVF(nlist=20, nprobe=nprobe, min_recall=0)).fit(train)
+        assert model.neighbor_search_["algorithm"] == "ivf"
+        found = query_candidates(build_index(model), new, metric)
+        share = np.mean([np.isin(f, e).mean() for f, e in zip(found, expected, strict=True)])
+        assert share == 1.0 if recall == 1.0 else share < recall
 
 
 def test_residual_rule_by_hand():
