@@ -24,28 +24,34 @@ from sklearn.utils import check_random_state
 
 from ._ann import _train
 from ._base import unit_rows
-from ._exact import _n_workers, rescored, run_threads
-from ._ivf_join import InvertedLists, join, nearest_lists
+from ._exact import _n_workers, run_threads
+from ._ivf_join import InvertedLists, nearest_lists
+from ._kernels import blocks
 from ._topk import empty_top_k, update_rows
 from ._validation import normalize_rows
 from ._warnings import warn_caller, warn_not_converged
 from .admm import ADMM
 from .candidates import _check_views, merge_candidates, top_components
-from .representation import kssc_coefficients, outlier_gamma, penalty
+from .representation import _n_threads, kssc_coefficients, outlier_gamma, penalty
 
 # New points per batch: about this many bytes of their rows (float64), whatever n_features.
 _BATCH_BYTES = 32 * 2**20
 # Similarities of one block of new points against the training points (float32, per worker
 # thread) in the exact search.
 _QUERY_BYTES = 16 * 2**20
+# The scores `kssc._predict_kernels.rescore_sort_range` sorts by.
+_METRIC_CODES = {"euclidean": 0, "abs_cosine": 1, "l2": 2}
 
 
 @dataclasses.dataclass
 class _View:
     """One neighbour view's search structure. `rows` (batch + n, D): the view's rows (unit
     for the cosine metrics), the batch's first; `db32` the same rows in float32 (centred for
-    "l2", whose `half_sq_norms` rank by distance); `lists`, `centroids`, `nprobe`: the IVF
-    index (None: exact search)."""
+    "l2", whose `half_sq_norms` rank by distance); with an IVF index (`lists` not None) only
+    the batch's rows. The index: `lists`, the training rows grouped by list
+    (`kssc._predict_kernels.transposed_lists`; place p is training row order[p], list l
+    holds places bounds[l] .. bounds[l + 1] - 1), its `centroids`, and the lists a row
+    probes, `nprobe`."""
 
     top: np.ndarray | None
     renormalise: bool
@@ -53,7 +59,9 @@ class _View:
     db32: np.ndarray
     centre: np.ndarray | None = None
     half_sq_norms: np.ndarray | None = None
-    lists: InvertedLists | None = None
+    lists: np.ndarray | None = None
+    order: np.ndarray | None = None
+    bounds: np.ndarray | None = None
     centroids: np.ndarray | None = None
     nprobe: int = 0
 
@@ -130,10 +138,15 @@ def build_index(model):
             view.half_sq_norms = 0.5 * np.einsum("ij,ij->i", view.db32[batch:],
                                                  view.db32[batch:])
         elif ivf:
-            view.centroids = _train(view.db32[batch:], search["nlist"], model.metric, rng)
-            lists = nearest_lists(view.db32[batch:], view.centroids, model.metric, 1)[:, 0]
-            view.lists = InvertedLists(lists, search["nlist"])
-            view.lists.order += batch
+            from ._predict_kernels import transposed_lists
+
+            train32 = view.db32[batch:]
+            view.centroids = _train(train32, search["nlist"], model.metric, rng)
+            lists = InvertedLists(nearest_lists(train32, view.centroids, model.metric, 1)[:, 0],
+                                  search["nlist"])
+            view.order, view.bounds = lists.order, lists.bounds
+            view.lists = transposed_lists(train32, view.order, view.bounds)
+            view.db32 = np.array(view.db32[:batch])
             view.nprobe = int(search["nprobe"])
         views.append(view)
     solver = _solver(model)
@@ -180,19 +193,44 @@ def exact_top_k(db32, queries, offset, k, metric, half_sq_norms=None):
     return indices
 
 
+def _dense_top_k(rows, queries, batch, k, metric):
+    """Top-k (unordered) of the rows `queries` of `rows` among its rows batch..end, by one
+    float64 product per block of queries (the few rows an IVF index leaves short)."""
+    train = rows[batch:]
+    step = int(max(1, _QUERY_BYTES // (8 * train.shape[0])))
+    found = np.empty((queries.size, k), dtype=np.int64)
+    for start in range(0, queries.size, step):
+        S = rows[queries[start:start + step]] @ train.T
+        if metric == "abs_cosine":
+            np.abs(S, out=S)
+        found[start:start + step] = np.argpartition(-S, k - 1, axis=1)[:, :k] + batch
+    return found
+
+
 def _search_view(view, b, k, metric, batch):
     """The k nearest training rows (indices into the training points, most similar first)
-    of the batch's b rows, already written to the view's first rows."""
-    queries = np.arange(b)
+    of the batch's b rows, already written to the view's first rows: float32 top-k by the
+    IVF lists or the exact search, then re-scored in float64 and sorted (compiled kernels
+    over numba's threads; ties: the smaller index, as the fit's search)."""
+    from ._predict_kernels import ivf_top_k_blocks, rescore_sort_blocks
+
+    bounds = blocks(b, _n_threads())
     if view.lists is not None:
         probes = nearest_lists(view.db32[:b], view.centroids, metric, view.nprobe)
-        found = join(view.db32, view.lists, queries, probes, k, metric)
+        # Rows by their own list: the lists a block of rows probes stay in cache.
+        rank = np.argsort(probes[:, 0], kind="stable")
+        scores, found = empty_top_k(b, k)
+        ivf_top_k_blocks(bounds, rank, view.db32[:b], view.lists, view.bounds, probes,
+                         metric == "abs_cosine", scores, found)
         short = np.flatnonzero((found < 0).any(axis=1))
-        if short.size:  # rows whose probed lists hold fewer than k points
-            found[short] = exact_top_k(view.db32, short, batch, k, metric)
+        found = view.order[np.maximum(found, 0)] + batch
+        if short.size:  # rows whose probed lists hold fewer than k points: all of them
+            found[short] = _dense_top_k(view.rows, short, batch, k, metric)
     else:
-        found = exact_top_k(view.db32, queries, batch, k, metric, view.half_sq_norms)
-    return rescored(view.rows, queries, found, metric)[0] - batch
+        found = exact_top_k(view.db32, np.arange(b), batch, k, metric, view.half_sq_norms)
+    ordered = np.empty_like(found)
+    rescore_sort_blocks(bounds, view.rows, found, _METRIC_CODES[metric], ordered)
+    return ordered - batch
 
 
 def query_candidates(index, new, metric):
@@ -224,9 +262,7 @@ def residual_labels(new, train, indices, coef, labels):
     non-zero coefficient compete (ties: the smaller label). A point with an all-zero code
     gets the label of its nearest candidate. A compiled kernel on all cores.
     """
-    from ._kernels import blocks
     from ._predict_kernels import residual_label_blocks
-    from .representation import _n_threads
 
     out = np.empty(indices.shape[0], dtype=np.int64)
     indices = np.ascontiguousarray(indices, dtype=np.int64)

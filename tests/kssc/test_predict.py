@@ -5,6 +5,7 @@ import pytest
 from sklearn.exceptions import NotFittedError
 
 from kssc import ADMM, IVF, KSSC, clustering_error, nearest_neighbors
+from kssc import _predict
 from kssc._predict import build_index, query_candidates, residual_labels
 
 
@@ -116,6 +117,72 @@ def test_index_probing_every_list_is_the_exact_search(metric):
         found = query_candidates(build_index(model), new, metric)
         share = np.mean([np.isin(f, e).mean() for f, e in zip(found, expected, strict=True)])
         assert share == 1.0 if recall == 1.0 else share < recall
+
+
+def test_rows_whose_lists_hold_too_few_points_are_searched_exactly():
+    # 150 neighbours from one probed list of about 40 points: every row is short and falls
+    # back to the search over all training points.
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((2100, 8))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    train, new = X[:2000], X[2000:]
+    model = KSSC(2, n_neighbors=150, random_state=0,
+                 neighbor_algorithm=IVF(nlist=50, nprobe=1, min_recall=0)).fit(train)
+    assert np.diff(build_index(model).views[0].bounds).max() < 150
+    found = query_candidates(build_index(model), new, "abs_cosine")
+    full = nearest_neighbors(X, 300, metric="abs_cosine", normalize=False)[0][2000:]
+    expected = np.array([[j for j in row if j < 2000][:150] for row in full])
+    np.testing.assert_array_equal(found, expected)
+
+
+def ivf_union(n=6000, seed=0):
+    """A union large enough for an IVF index of a few dozen lists."""
+    X, y = union(n_subspaces=4, dim=4, n_per=n // 4, ambient=24, seed=seed)
+    return X + 0.01 * np.random.default_rng(seed).standard_normal(X.shape), y
+
+
+@pytest.fixture(scope="module")
+def ivf_model():
+    X, y = ivf_union()
+    model = KSSC(4, random_state=0, neighbor_algorithm=IVF(recall_sample=300)).fit(X[:5000])
+    assert model.neighbor_search_["algorithm"] == "ivf"
+    assert clustering_error(y[:5000], model.labels_) < 1.0
+    return model, X, y
+
+
+def test_index_repredicts_the_fitted_labels(ivf_model):
+    model, X, y = ivf_model
+    assert np.mean(model.predict(X[:5000]) == model.labels_) >= 0.99
+    predicted = model.predict(X[5000:])
+    assert matched_error(model, y[:5000], y[5000:], predicted) < 1.0
+
+
+def test_batches_do_not_change_the_labels(ivf_model, monkeypatch):
+    model, X, _ = ivf_model
+    whole = model.predict(X[5000:])
+    # A fresh index whose batches hold 100 points (about 100 x 24 float64 rows).
+    monkeypatch.setattr(_predict, "_BATCH_BYTES", 100 * 8 * X.shape[1])
+    del model._query_index
+    assert model.predict(X[5000:5001]).shape == (1,)
+    assert model._query_index.batch == 100
+    np.testing.assert_array_equal(model.predict(X[5000:]), whole)
+    np.testing.assert_array_equal(
+        np.concatenate([model.predict(X[i:i + 137]) for i in range(5000, 6000, 137)]), whole)
+
+
+def test_float32_points_and_a_refit_on_the_index(ivf_model):
+    model, X, _ = ivf_model
+    np.testing.assert_array_equal(model.predict(X[5000:].astype(np.float32)),
+                                  model.predict(X[5000:]))
+    with pytest.raises(ValueError, match="X has 23 features, but KSSC is expecting 24"):
+        model.predict(X[5000:, :23])
+    # A refit (other points) must not label with the index kept from the last fit.
+    refit = KSSC(4, random_state=0, neighbor_algorithm=IVF(recall_sample=300))
+    refit.fit(X[1000:])
+    index = refit.predict(X[:10]) is not None and refit._query_index
+    refit.fit(X[:5000])
+    np.testing.assert_array_equal(refit.predict(X[5000:]), model.predict(X[5000:]))
+    assert refit._query_index is not index
 
 
 def test_residual_rule_by_hand():
