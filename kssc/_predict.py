@@ -32,7 +32,7 @@ from ._validation import normalize_rows
 from ._warnings import warn_caller, warn_not_converged
 from .admm import ADMM
 from .candidates import _check_views, merge_candidates, top_components
-from .representation import _n_threads, kssc_coefficients, outlier_gamma, penalty
+from .representation import _n_threads, kssc_coefficients, outlier_gamma
 
 # New points per batch: about this many bytes of their rows (float64), whatever n_features.
 _BATCH_BYTES = 32 * 2**20
@@ -95,9 +95,26 @@ def _index_key(model):
 
 def _with_room(rows, batch, dtype):
     """`rows` (n, D) after `batch` zero rows, as one C-contiguous array of `dtype`."""
-    out = np.zeros((batch + rows.shape[0], rows.shape[1]), dtype=dtype)
+    out = np.empty((batch + rows.shape[0], rows.shape[1]), dtype=dtype)
+    out[:batch] = 0.0
     out[batch:] = rows
     return out
+
+
+def global_weight(P, indices, lam, positive, gamma=None):
+    """The fit's l1 weight with ``lam_mode="global"``: lam times the smallest positive
+    lambda_max over the coded training rows P: `kssc.representation.penalty`'s number, by a
+    compiled kernel reading the rows in place (penalty gathers them, the cost of a first
+    `predict`)."""
+    from ._predict_kernels import lambda_max_blocks
+
+    scale = np.empty(indices.shape[0])
+    lambda_max_blocks(blocks(scale.size, _n_threads()), P,
+                      np.ascontiguousarray(indices, dtype=np.int64), bool(positive), scale)
+    if gamma is not None:
+        scale = np.maximum(scale, np.abs(P).max(axis=1) / gamma)
+    positive_scale = scale > 0
+    return lam * (scale[positive_scale].min() if positive_scale.any() else 1.0)
 
 
 def _solver(model):
@@ -154,9 +171,7 @@ def build_index(model):
              else None)
     weight = None
     if model.lam_mode == "global":
-        # The weight of the fit: lam times the smallest lambda_max over the training points.
-        weight = penalty(P, model.neighbors_, model.lam, "global", positive=model.positive,
-                         outlier_gamma=gamma, chunk_size=max(1, 2**20 // dim))[0]
+        weight = global_weight(P, model.neighbors_, model.lam, model.positive, gamma)
     return QueryIndex(model.neighbors_, _index_key(model), batch, coded, views, counts, weight, gamma)
 
 

@@ -167,3 +167,28 @@ def rescore_sort_blocks(bounds, rows, found, metric, out):
     """`rescore_sort_range` over the blocks [bounds[b], bounds[b + 1]), in parallel."""
     for b in prange(bounds.size - 1):
         rescore_sort_range(bounds[b], bounds[b + 1], rows, found, metric, out)
+
+
+@jit
+def lambda_max_range(lo, hi, X, indices, positive, out):
+    """out[i] (i in [lo, hi)): the largest inner product (positive: signed, else absolute)
+    of row i of X with the rows indices[i] (`kssc.representation.penalty`'s lambda_max
+    without the outlier term), read in place."""
+    k, D = indices.shape[1], X.shape[1]
+    for i in range(lo, hi):
+        x = X[i]
+        best = -np.inf
+        for m in range(k):
+            a = X[indices[i, m]]
+            t = 0.0
+            for d in range(D):
+                t += np.float64(x[d]) * np.float64(a[d])
+            best = max(best, t if positive else abs(t))
+        out[i] = best
+
+
+@parallel_jit
+def lambda_max_blocks(bounds, X, indices, positive, out):
+    """`lambda_max_range` over the blocks [bounds[b], bounds[b + 1]), in parallel."""
+    for b in prange(bounds.size - 1):
+        lambda_max_range(bounds[b], bounds[b + 1], X, indices, positive, out)

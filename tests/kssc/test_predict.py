@@ -6,7 +6,8 @@ from sklearn.exceptions import NotFittedError
 
 from kssc import ADMM, IVF, KSSC, clustering_error, nearest_neighbors
 from kssc import _predict
-from kssc._predict import build_index, query_candidates, residual_labels
+from kssc._predict import build_index, global_weight, query_candidates, residual_labels
+from kssc.representation import penalty
 
 
 def union(n_subspaces=4, dim=3, n_per=60, ambient=30, seed=0):
@@ -183,6 +184,18 @@ def test_float32_points_and_a_refit_on_the_index(ivf_model):
     refit.fit(X[:5000])
     np.testing.assert_array_equal(refit.predict(X[5000:]), model.predict(X[5000:]))
     assert refit._query_index is not index
+
+
+@pytest.mark.parametrize("positive", [False, True])
+@pytest.mark.parametrize("gamma", [None, 3.0])
+def test_global_weight_is_the_fit_penalty(positive, gamma):
+    rng = np.random.default_rng(4)
+    P = rng.standard_normal((500, 12))
+    P /= np.linalg.norm(P, axis=1, keepdims=True)
+    indices = rng.integers(0, 500, (500, 9))
+    expected = penalty(P, indices, 0.1, "global", positive=positive, outlier_gamma=gamma,
+                       chunk_size=128)[0]
+    assert global_weight(P, indices, 0.1, positive, gamma) == pytest.approx(expected, rel=1e-12)
 
 
 def test_residual_rule_by_hand():
