@@ -17,6 +17,7 @@ labelled (a compiled kernel) without copying the training points again.
 """
 
 import dataclasses
+import weakref
 from threading import Lock
 
 import numpy as np
@@ -41,6 +42,10 @@ _BATCH_BYTES = 32 * 2**20
 _QUERY_BYTES = 16 * 2**20
 # The scores `kssc._predict_kernels.rescore_sort_range` sorts by.
 _METRIC_CODES = {"euclidean": 0, "abs_cosine": 1, "l2": 2}
+# The search structure of every fitted model that predicted, while the model lives: kept
+# outside the model, whose attributes `predict` leaves unchanged (as scikit-learn asks) and
+# whose pickle does not carry it.
+_INDEXES = weakref.WeakKeyDictionary()
 
 
 @dataclasses.dataclass
@@ -299,12 +304,18 @@ def _code(model, index, indices, solver):
     return coef, converged
 
 
-def predict_labels(model, X):
-    """Labels of the validated rows X for the fitted KSSC `model` (its `QueryIndex` built on
-    the first call and kept as ``model._query_index``)."""
-    index = getattr(model, "_query_index", None)
+def query_index(model):
+    """The `QueryIndex` of the fitted KSSC `model`: built on its first call for this fit and
+    these settings, then kept while the model lives."""
+    index = _INDEXES.get(model)
     if index is None or index.fitted is not model.neighbors_ or index.key != _index_key(model):
-        index = model._query_index = build_index(model)
+        index = _INDEXES[model] = build_index(model)
+    return index
+
+
+def predict_labels(model, X):
+    """Labels of the validated rows X for the fitted KSSC `model`."""
+    index = query_index(model)
     solver = _solver(model)
     new = np.asarray(X, dtype=index.coded.dtype)
     zero = np.zeros(new.shape[0], dtype=bool)

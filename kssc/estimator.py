@@ -281,9 +281,9 @@ class KSSC(SelfExpressiveClustering):
         of its code rebuilds it best (smallest ``||x - X_c z_c||``); a point with an
         all-zero code takes its nearest neighbour's cluster. The training points are kept
         for this (``n_samples x n_features`` in memory, or the memory map that was fitted);
-        the first call builds the search structure from them (their coded rows, a float32
-        copy per neighbour view and the IVF lists: about 1.5 to 2.5 times their float64
-        bytes) and keeps it for the next calls, which search, code and label the new points
+        the first call builds the search structure from them (their coded rows and a float32
+        copy, 1.5 times their float64 bytes, and as much again per neighbour view that
+        removes principal directions) and keeps it for the next calls (not pickled), which search, code and label the new points
         in batches on all cores. Measured against refitting with the new points: the user
         guide (docs/user_guide.rst), "New points"; its rate: ``benchmarks/bench_predict.py``.
 

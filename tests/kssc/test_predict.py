@@ -1,12 +1,20 @@
 """KSSC.predict: new points coded over their nearest training points, labelled by residual."""
 
+import pickle
+
 import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
 
 from kssc import ADMM, IVF, KSSC, clustering_error, nearest_neighbors
 from kssc import _predict
-from kssc._predict import build_index, global_weight, query_candidates, residual_labels
+from kssc._predict import (
+    build_index,
+    global_weight,
+    query_candidates,
+    query_index,
+    residual_labels,
+)
 from kssc.representation import penalty
 
 
@@ -163,9 +171,8 @@ def test_batches_do_not_change_the_labels(ivf_model, monkeypatch):
     whole = model.predict(X[5000:])
     # A fresh index whose batches hold 100 points (about 100 x 24 float64 rows).
     monkeypatch.setattr(_predict, "_BATCH_BYTES", 100 * 8 * X.shape[1])
-    del model._query_index
-    assert model.predict(X[5000:5001]).shape == (1,)
-    assert model._query_index.batch == 100
+    del _predict._INDEXES[model]
+    assert query_index(model).batch == 100
     np.testing.assert_array_equal(model.predict(X[5000:]), whole)
     np.testing.assert_array_equal(
         np.concatenate([model.predict(X[i:i + 137]) for i in range(5000, 6000, 137)]), whole)
@@ -180,10 +187,10 @@ def test_float32_points_and_a_refit_on_the_index(ivf_model):
     # A refit (other points) must not label with the index kept from the last fit.
     refit = KSSC(4, random_state=0, neighbor_algorithm=IVF(recall_sample=300))
     refit.fit(X[1000:])
-    index = refit.predict(X[:10]) is not None and refit._query_index
+    index = query_index(refit)
     refit.fit(X[:5000])
     np.testing.assert_array_equal(refit.predict(X[5000:]), model.predict(X[5000:]))
-    assert refit._query_index is not index
+    assert query_index(refit) is not index
 
 
 @pytest.mark.parametrize("positive", [False, True])
@@ -196,6 +203,15 @@ def test_global_weight_is_the_fit_penalty(positive, gamma):
     expected = penalty(P, indices, 0.1, "global", positive=positive, outlier_gamma=gamma,
                        chunk_size=128)[0]
     assert global_weight(P, indices, 0.1, positive, gamma) == pytest.approx(expected, rel=1e-12)
+
+
+def test_a_model_that_predicted_pickles_without_its_index(ivf_model):
+    model, X, _ = ivf_model
+    labels = model.predict(X[5000:5100])
+    assert model in _predict._INDEXES
+    copy = pickle.loads(pickle.dumps(model))
+    assert copy not in _predict._INDEXES
+    np.testing.assert_array_equal(copy.predict(X[5000:5100]), labels)
 
 
 def test_residual_rule_by_hand():
