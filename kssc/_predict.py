@@ -177,7 +177,8 @@ def build_index(model):
     weight = None
     if model.lam_mode == "global":
         weight = global_weight(P, model.neighbors_, model.lam, model.positive, gamma)
-    return QueryIndex(model.neighbors_, _index_key(model), batch, coded, views, counts, weight, gamma)
+    return QueryIndex(model.neighbors_, _index_key(model), batch, coded, views, counts, weight,
+                      gamma)
 
 
 def exact_top_k(db32, queries, offset, k, metric, half_sq_norms=None):

@@ -283,8 +283,8 @@ class KSSC(SelfExpressiveClustering):
         for this (``n_samples x n_features`` in memory, or the memory map that was fitted);
         the first call builds the search structure from them (their coded rows and a float32
         copy, 1.5 times their float64 bytes, and as much again per neighbour view that
-        removes principal directions) and keeps it for the next calls (not pickled), which search, code and label the new points
-        in batches on all cores. Measured against refitting with the new points: the user
+        removes principal directions) and keeps it while the model lives (not in a pickle);
+        then every call searches, codes and labels the new points in batches on all cores. Measured against refitting with the new points: the user
         guide (docs/user_guide.rst), "New points"; its rate: ``benchmarks/bench_predict.py``.
 
         Parameters
