@@ -284,8 +284,9 @@ class KSSC(SelfExpressiveClustering):
         the first call builds the search structure from them (their coded rows and a float32
         copy, 1.5 times their float64 bytes, and as much again per neighbour view that
         removes principal directions) and keeps it while the model lives (not in a pickle);
-        then every call searches, codes and labels the new points in batches on all cores. Measured against refitting with the new points: the user
-        guide (docs/user_guide.rst), "New points"; its rate: ``benchmarks/bench_predict.py``.
+        then every call searches, codes and labels the new points in batches on all cores.
+        Measured against refitting with the new points: the user guide
+        (docs/user_guide.rst), "New points"; its rate: ``benchmarks/bench_predict.py``.
 
         Parameters
         ----------
