@@ -10,10 +10,11 @@ candidates are left out: they keep the fit's graph connected, and a new point ad
 that graph.
 
 The search structure (`QueryIndex`) is built from the fitted data on the first `predict` and
-kept: the training rows of every view in float32 (and the coded rows in the fit's dtype), each
-array with room for a batch of new points before its training rows, so that a batch is
-searched (blocked GEMMs, the compiled top-k), coded (the fit's kernels on every core) and
-labelled (a compiled kernel) without copying the training points again.
+kept: the coded training rows (the fit's dtype) and, per view, its rows in float32 (with an
+IVF index: grouped by list, transposed), each array with room for a batch of new points
+before its training rows, so that a batch is searched (the compiled IVF kernel, or blocked
+GEMMs and the compiled top-k), coded (the fit's kernels on every core) and labelled (a
+compiled kernel) without copying the training points again.
 """
 
 import dataclasses
