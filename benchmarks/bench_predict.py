@@ -9,7 +9,9 @@ load average); asserts nothing:
 - the fit's coefficient step in points a second (the rate `predict` aims at), as the fit
   timed it and run again beside each `predict` call (the machine's load changes);
 - `predict` on the `--new` held-out points: the first call (which builds the kept search
-  structure) and `--repeats` further calls, in points a second;
+  structure) and `--repeats` further calls, in points a second, and by CPU time (all
+  threads) a point against the coefficient step's (on a machine shared with other work,
+  the ratio that wall times cannot give);
 - re-prediction: the share of training points whose predicted label is their fitted one;
 - the held-out points' error against the truth, under the matching of the fitted labels to
   the truth on the training points, and the share of them labelled as `predict` labels them
@@ -45,20 +47,21 @@ def matched_error(y_train, fitted, y_new, predicted):
 
 
 def coefficient_step(model, train):
-    """Seconds of the fit's coefficient step (its penalty and codes of every training point
-    over its candidates), run again with the fit's settings."""
+    """Seconds and CPU seconds (all threads) of the fit's coefficient step (its penalty and
+    codes of every training point over its candidates), run again with the fit's settings."""
     P = unit_rows(train)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     kssc_coefficients(P, model.neighbors_, model.lam, solver=model.solver,
                       positive=model.positive, lam_mode=model.lam_mode, tol=model.tol,
                       max_iter=model.max_iter)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
 def timed_predict(model, X):
-    start = time.perf_counter()
+    """Labels, seconds and CPU seconds (all threads) of ``model.predict(X)``."""
+    start, cpu = time.perf_counter(), time.process_time()
     labels = model.predict(X)
-    return labels, time.perf_counter() - start
+    return labels, time.perf_counter() - start, time.process_time() - cpu
 
 
 def main(argv=None):
@@ -85,17 +88,23 @@ def main(argv=None):
               f"{search.get('nlist')}, nprobe {search.get('nprobe')}, recall "
               f"{search['recall']:.3f}); coefficient step {model.timings_['coefficients']:.2f} s"
               f" = {coefficient_rate:,.0f} points/s; fit {model.timings_['total']:.2f} s")
-        labels, first = timed_predict(model, new)
-        seconds, coding = [], []
+        labels, first, first_cpu = timed_predict(model, new)
+        seconds, cpu, coding, coding_cpu = [], [], [], []
         for _ in range(args.repeats):
             seconds.append(timed_predict(model, new)[1])
-            coding.append(coefficient_step(model, train))
+            cpu.append(timed_predict(model, new)[2])
+            wall, used = coefficient_step(model, train)
+            coding.append(wall)
+            coding_cpu.append(used)
         again = model.predict(train)
         exact = copy.copy(model)
         exact.neighbor_search_ = {"algorithm": "exact"}
-        exact_labels, exact_seconds = timed_predict(exact, new)
+        exact_labels, exact_seconds, _ = timed_predict(exact, new)
     rate = args.new / np.median(seconds)
     coding_rate = args.train / np.median(coding)
+    # CPU seconds a point (all threads), less sensitive to other processes than wall time.
+    cpu_per_point = np.median(cpu) / args.new
+    coding_cpu_per_point = np.median(coding_cpu) / args.train
     agreement = float(np.mean(again == model.labels_))
     error = matched_error(y[:args.train], model.labels_, y[args.train:], labels)
     same_as_exact = float(np.mean(labels == exact_labels))
@@ -106,6 +115,10 @@ def main(argv=None):
     print(f"the fit's coefficient step re-run beside each call: "
           f"{', '.join(f'{s:.2f}' for s in coding)} s: median {coding_rate:,.0f} points/s; "
           f"predict = {rate / coding_rate:.2f}x it")
+    print(f"CPU time a point (all threads, medians): predict {1e6 * cpu_per_point:.1f} us "
+          f"(first call {1e6 * first_cpu / args.new:.1f} us), coefficient step "
+          f"{1e6 * coding_cpu_per_point:.1f} us: predict's rate = "
+          f"{coding_cpu_per_point / cpu_per_point:.2f}x the coefficient step's by CPU time")
     print(f"re-predicted training points with their fitted label: {100 * agreement:.2f} %")
     print(f"held-out error {error:.2f} % (fit's matching); labels as the exact search's "
           f"predict: {100 * same_as_exact:.2f} % (that one: {exact_seconds:.2f} s)")
@@ -114,6 +127,8 @@ def main(argv=None):
              "time_predict_s": s, "points_per_s": args.new / s,
              "fit_coefficients_points_per_s": coefficient_rate,
              "coefficient_step_points_per_s": coding_rate,
+             "predict_cpu_us_per_point": 1e6 * cpu_per_point,
+             "coefficient_step_cpu_us_per_point": 1e6 * coding_cpu_per_point,
              "search": search["algorithm"], "nlist": search.get("nlist"),
              "nprobe": search.get("nprobe"), "repredict_agreement": agreement,
              "heldout_error_pct": error, "agreement_with_exact_search": same_as_exact,
