@@ -390,17 +390,21 @@ class KSSC(SelfExpressiveClustering):
         k-SSC is transductive: it clusters the points it is fitted on, and the paper defines
         no rule for other points. This extension codes each new point as the fit codes a
         training point: over its nearest training points in every neighbour view (the same
-        metric, top principal directions and normalisation; exact search), with the same
-        solver model, l1 weight (``lam_mode="global"``: the training points' scale) and
-        outlier term. The random candidates are left out (they only keep the fit's graph
-        connected) and an `ADMM` solver stops each point on its own change, so a point's
-        label does not depend on the others passed with it. The point joins the cluster
-        whose training points' part of its code rebuilds it best (smallest
-        ``||x - X_c z_c||``); a point with an all-zero code takes its nearest neighbour's
-        cluster. The training points are kept for this (``n_samples x n_features`` in
-        memory, or the memory map that was fitted); every call copies them once. Measured
-        against refitting with the new points: the user guide (docs/user_guide.rst), "New
-        points".
+        metric, top principal directions, normalisation and search: exact, or an IVF index
+        with the fit's number of lists and probes), with the same solver model, l1 weight
+        (``lam_mode="global"``: the training points' scale) and outlier term. The random
+        candidates are left out (they only keep the fit's graph connected) and an `ADMM`
+        solver stops each point on its own change, so a point's label does not depend on
+        the others passed with it. The point joins the cluster whose training points' part
+        of its code rebuilds it best (smallest ``||x - X_c z_c||``); a point with an
+        all-zero code takes its nearest neighbour's cluster. The training points are kept
+        for this (``n_samples x n_features`` in memory, or the memory map that was fitted);
+        the first call builds the search structure from them (their coded rows and a float32
+        copy, 1.5 times their float64 bytes, and as much again per neighbour view that
+        removes principal directions) and keeps it while the model lives (not in a pickle);
+        then every call searches, codes and labels the new points in batches on all cores.
+        Measured against refitting with the new points: the user guide
+        (docs/user_guide.rst), "New points"; its rate: ``benchmarks/bench_predict.py``.
 
         Parameters
         ----------

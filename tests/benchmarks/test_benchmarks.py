@@ -64,6 +64,27 @@ def test_speed_benchmarks_write_their_table(name, tmp_path):
         assert sorted(frame["n_samples"].unique()) == [150, 300, 600, 1200]
 
 
+def test_bench_predict_writes_rates_and_agreement(tmp_path):
+    pd = pytest.importorskip("pandas")
+    output = tmp_path / "bench_predict.csv"
+    _load("bench_predict").main(["--train", "1500", "--new", "300", "--repeats", "1",
+                                 "--output", str(output)])
+    frame = pd.read_csv(output)
+    assert list(frame["call"]) == ["first", "repeat 1"]
+    assert (frame["points_per_s"] > 0).all() and (frame["predict_cpu_us_per_point"] > 0).all()
+    assert (frame["repredict_agreement"] >= 0.99).all()
+    assert (frame["agreement_with_exact_search"] == 1.0).all()
+
+
+def test_bench_agreement_writes_both_paths(tmp_path):
+    pd = pytest.importorskip("pandas")
+    output = tmp_path / "bench_agreement.csv"
+    _load("bench_agreement").main(["--data", "scale", "--n", "1000", "--output", str(output)])
+    frame = pd.read_csv(output)
+    assert list(frame["path"]) == ["default", "exact"]
+    assert (frame["ari_default_vs_exact"] == 1.0).all() and (frame["accuracy_pct"] == 100).all()
+
+
 def test_distributed_model_recovers_a_linear_cost_and_divides_it_by_workers():
     bench = _load("bench_distributed")
     rows = [{"n_samples": n, "workers": 1, **{f"time_{stage}_s": 2.0 + 3e-5 * n * (i + 1)

@@ -1,12 +1,21 @@
 """KSSC.predict: new points coded over their nearest training points, labelled by residual."""
 
+import pickle
+
 import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
 
-from kssc import ADMM, KSSC, clustering_error
-from kssc._predict import query_neighbours, residual_labels
-from kssc.neighbours import nearest_neighbours
+from kssc import ADMM, IVF, KSSC, clustering_error, nearest_neighbors
+from kssc import _predict
+from kssc._predict import (
+    build_index,
+    global_weight,
+    query_candidates,
+    query_index,
+    residual_labels,
+)
+from kssc.representation import penalty
 
 
 def union(n_subspaces=4, dim=3, n_per=60, ambient=30, seed=0):
@@ -84,7 +93,7 @@ def test_zero_new_point_is_named():
 
 
 @pytest.mark.parametrize("metric", ["euclidean", "abs_cosine", "l2"])
-def test_query_neighbours_match_the_search_of_the_fit(metric):
+def test_query_candidates_match_the_search_of_the_fit(metric):
     # A new point's neighbours among training points = its neighbours in the union,
     # found by kssc.neighbours, once the other new points are dropped.
     rng = np.random.default_rng(1)
@@ -92,10 +101,117 @@ def test_query_neighbours_match_the_search_of_the_fit(metric):
     if metric != "l2":
         X /= np.linalg.norm(X, axis=1, keepdims=True)
     train, new = X[:250], X[250:]
-    found = query_neighbours(new, train, 7, metric)
-    full = nearest_neighbours(X, 60, metric=metric, normalize=False)[0][250:]
+    model = KSSC(2, n_neighbors=7, metric=metric, normalize=metric != "l2",
+                 random_state=0).fit(train)
+    found = query_candidates(build_index(model), new, metric)
+    full = nearest_neighbors(X, 60, metric=metric, normalize=False)[0][250:]
     expected = np.array([[j for j in row if j < 250][:7] for row in full])
     np.testing.assert_array_equal(found, expected)
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "abs_cosine"])
+def test_index_probing_every_list_is_the_exact_search(metric):
+    # The fit's IVF lists kept for predict: probing all of them finds the exact neighbours,
+    # probing few of them finds fewer.
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((2400, 8))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    train, new = X[:2000], X[2000:]
+    full = nearest_neighbors(X, 60, metric=metric, normalize=False)[0][2000:]
+    expected = np.array([[j for j in row if j < 2000][:7] for row in full])
+    for nprobe, recall in ((20, 1.0), (1, 0.9)):
+        model = KSSC(2, n_neighbors=7, metric=metric, random_state=0,
+                     neighbor_algorithm=IVF(nlist=20, nprobe=nprobe, min_recall=0)).fit(train)
+        assert model.neighbor_search_["algorithm"] == "ivf"
+        found = query_candidates(build_index(model), new, metric)
+        share = np.mean([np.isin(f, e).mean() for f, e in zip(found, expected, strict=True)])
+        assert share == 1.0 if recall == 1.0 else share < recall
+
+
+def test_rows_whose_lists_hold_too_few_points_are_searched_exactly():
+    # 150 neighbours from one probed list of about 40 points: every row is short and falls
+    # back to the search over all training points.
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((2100, 8))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    train, new = X[:2000], X[2000:]
+    model = KSSC(2, n_neighbors=150, random_state=0,
+                 neighbor_algorithm=IVF(nlist=50, nprobe=1, min_recall=0)).fit(train)
+    assert np.diff(build_index(model).views[0].bounds).max() < 150
+    found = query_candidates(build_index(model), new, "abs_cosine")
+    full = nearest_neighbors(X, 300, metric="abs_cosine", normalize=False)[0][2000:]
+    expected = np.array([[j for j in row if j < 2000][:150] for row in full])
+    np.testing.assert_array_equal(found, expected)
+
+
+def ivf_union(n=6000, seed=0):
+    """A union large enough for an IVF index of a few dozen lists."""
+    X, y = union(n_subspaces=4, dim=4, n_per=n // 4, ambient=24, seed=seed)
+    return X + 0.01 * np.random.default_rng(seed).standard_normal(X.shape), y
+
+
+@pytest.fixture(scope="module")
+def ivf_model():
+    X, y = ivf_union()
+    model = KSSC(4, random_state=0, neighbor_algorithm=IVF(recall_sample=300)).fit(X[:5000])
+    assert model.neighbor_search_["algorithm"] == "ivf"
+    assert clustering_error(y[:5000], model.labels_) < 1.0
+    return model, X, y
+
+
+def test_index_repredicts_the_fitted_labels(ivf_model):
+    model, X, y = ivf_model
+    assert np.mean(model.predict(X[:5000]) == model.labels_) >= 0.99
+    predicted = model.predict(X[5000:])
+    assert matched_error(model, y[:5000], y[5000:], predicted) < 1.0
+
+
+def test_batches_do_not_change_the_labels(ivf_model, monkeypatch):
+    model, X, _ = ivf_model
+    whole = model.predict(X[5000:])
+    # A fresh index whose batches hold 100 points (about 100 x 24 float64 rows).
+    monkeypatch.setattr(_predict, "_BATCH_BYTES", 100 * 8 * X.shape[1])
+    del _predict._INDEXES[model]
+    assert query_index(model).batch == 100
+    np.testing.assert_array_equal(model.predict(X[5000:]), whole)
+    np.testing.assert_array_equal(
+        np.concatenate([model.predict(X[i:i + 137]) for i in range(5000, 6000, 137)]), whole)
+
+
+def test_float32_points_and_a_refit_on_the_index(ivf_model):
+    model, X, _ = ivf_model
+    np.testing.assert_array_equal(model.predict(X[5000:].astype(np.float32)),
+                                  model.predict(X[5000:]))
+    with pytest.raises(ValueError, match="X has 23 features, but KSSC is expecting 24"):
+        model.predict(X[5000:, :23])
+    # A refit (other points) must not label with the index kept from the last fit.
+    refit = KSSC(4, random_state=0, neighbor_algorithm=IVF(recall_sample=300))
+    refit.fit(X[1000:])
+    index = query_index(refit)
+    refit.fit(X[:5000])
+    np.testing.assert_array_equal(refit.predict(X[5000:]), model.predict(X[5000:]))
+    assert query_index(refit) is not index
+
+
+@pytest.mark.parametrize("positive", [False, True])
+@pytest.mark.parametrize("gamma", [None, 3.0])
+def test_global_weight_is_the_fit_penalty(positive, gamma):
+    rng = np.random.default_rng(4)
+    P = rng.standard_normal((500, 12))
+    P /= np.linalg.norm(P, axis=1, keepdims=True)
+    indices = rng.integers(0, 500, (500, 9))
+    expected = penalty(P, indices, 0.1, "global", positive=positive, outlier_gamma=gamma,
+                       chunk_size=128)[0]
+    assert global_weight(P, indices, 0.1, positive, gamma) == pytest.approx(expected, rel=1e-12)
+
+
+def test_a_model_that_predicted_pickles_without_its_index(ivf_model):
+    model, X, _ = ivf_model
+    labels = model.predict(X[5000:5100])
+    assert model in _predict._INDEXES
+    copy = pickle.loads(pickle.dumps(model))
+    assert copy not in _predict._INDEXES
+    np.testing.assert_array_equal(copy.predict(X[5000:5100]), labels)
 
 
 def test_residual_rule_by_hand():
