@@ -88,6 +88,7 @@ class SelfExpressiveClustering(ProgressMixin, ClusterMixin, BaseEstimator):
         """
         if not self._sparse_input:
             refuse_sparse(X, type(self).__name__)
+        if not sp.issparse(X):
             warn_inexact_integers(X)
         X = validate_data(self, X, accept_sparse="csr" if self._sparse_input else False,
                           dtype=[np.float64, np.float32], ensure_min_samples=2)
