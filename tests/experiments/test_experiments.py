@@ -67,6 +67,7 @@ OWN_TEST_FILE = ("scale", "hopkins155", "yale_subjects", "hopkins155_cv", "yale_
                  "generic_selection", "panel")
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("name", [n for n in EXPERIMENTS if n not in OWN_TEST_FILE])
 def test_smoke_run(name, tmp_path, monkeypatch):
     # These have their own test files (test_experiments_scale.py, ..._validation.py, ...).
@@ -241,6 +242,7 @@ def test_invalid_parameter_in_a_trial_stops_the_run(tmp_path):
     assert not (tmp_path / "results" / "synthetic_intersection.csv").exists()
 
 
+@pytest.mark.e2e
 def test_command_line_with_a_bad_parameter_exits_with_the_message(tmp_path):
     result = subprocess.run(
         [sys.executable, str(REPO_ROOT / "experiments" / "run.py"),
@@ -297,6 +299,7 @@ class SlowStandIn(KMeansStandIn):
         return super().fit(X)
 
 
+@pytest.mark.e2e
 def test_killing_a_parallel_run_leaves_no_workers(tmp_path):
     pid_dir = tmp_path / "pids"
     pid_dir.mkdir()
@@ -444,6 +447,7 @@ def test_report_from_fixture_csv(tmp_path):
     assert synthetic.strip().endswith("Not run.")
 
 
+@pytest.mark.e2e
 def test_command_line_writes_into_the_hydra_run_folder(tmp_path):
     # Issue 14.1: a run by hand used to overwrite the committed results/.
     result = subprocess.run(
@@ -458,6 +462,7 @@ def test_command_line_writes_into_the_hydra_run_folder(tmp_path):
     assert (frame["experiment_bytes_per_float"] == 4).all()  # an override is a column
 
 
+@pytest.mark.e2e
 def test_every_multirun_job_has_its_own_folder_and_column(tmp_path):
     result = subprocess.run(
         [sys.executable, str(REPO_ROOT / "experiments" / "run.py"), "-m", "experiment=complexity",
