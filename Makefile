@@ -105,12 +105,12 @@ clean:
 	@read -r -p "Remove .venv and Python caches (results/ and figures/ are kept)? [y/N] " answer; \
 	if [[ "$$answer" == [yY] ]]; then rm -rf $(VENV) .pytest_cache; find . -name __pycache__ -prune -exec rm -rf {} +; fi
 
-# The API reference and the examples gallery, from the docstrings (Sphinx + numpydoc), into
-# docs/_build/html. Offline (no intersphinx), warnings are errors; the docs extra is
+# One site: the user guide, the API reference (Sphinx + numpydoc), the examples gallery and the
+# Markdown notes of docs/ (myst-parser), into docs/_build/html. Offline (no intersphinx), warnings are errors; the docs extra is
 # installed on first use.
 .PHONY: docs
 docs: $(STAMP)
-	$(PY) -c "import sphinx, numpydoc, pydata_sphinx_theme" 2>/dev/null || $(PY) -m pip install --quiet -e '.[docs]'
+	$(PY) -c "import sphinx, numpydoc, pydata_sphinx_theme, myst_parser" 2>/dev/null || $(PY) -m pip install --quiet -e '.[docs]'
 	$(PY) -m sphinx -b html -E -W --keep-going -q docs docs/_build/html
 	@echo "open docs/_build/html/index.html"
 
