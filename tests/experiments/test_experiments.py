@@ -191,6 +191,7 @@ def test_changed_code_starts_over(tmp_path, monkeypatch):
     assert len(ran) == 6
 
 
+@pytest.mark.e2e  # a pool of worker processes
 def test_deterministic_and_parallel_equal_serial(tmp_path):
     serial = run_toy(toy_config(tmp_path / "a"))
     parallel = run_toy(toy_config(tmp_path / "b", "n_jobs=2"))
