@@ -119,8 +119,17 @@ class _Captured(Exception):
         self.parser = parser
 
 
+_PARSERS = {}
+
+
 def _parser_of(module, monkeypatch):
     """The argparse parser `python -m module` builds (its parse_args stopped before it runs)."""
+    if module not in _PARSERS:
+        _PARSERS[module] = _capture_parser(module, monkeypatch)
+    return _PARSERS[module]
+
+
+def _capture_parser(module, monkeypatch):
     def capture(self, *args, **kwargs):
         raise _Captured(self)
 
