@@ -387,6 +387,7 @@ def test_figures_from_fixture_csv(tmp_path):
         assert (tmp_path / "figures" / f"{figure}.pdf").exists()
 
 
+@pytest.mark.e2e  # every figure drawn twice
 def test_redrawn_figures_and_report_are_byte_identical(tmp_path):
     # Issue 14.6: PDFs used to carry their creation date and REPORT.md its generation time.
     fixture_results(tmp_path / "results")
