@@ -10,17 +10,18 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv test test-all lint bench heldout data data-verify figures plots report crosscheck docs clean
+.PHONY: help venv test test-e2e test-all lint bench heldout data data-verify figures plots report crosscheck docs clean
 
 help:
-	@echo "make test      run the default test suite (about 5 minutes)"
+	@echo "make test      run the default test tier: unit tests, no end-to-end (e2e) or slow runs"
 	@echo "make figures   run every experiment whose results are missing or stale, then draw all figures (PROFILE=default|paper|smoke)"
 	@echo "make plots     redraw every figure from results/*.csv only"
 	@echo "make data      download the TIR, Hopkins 155 and Extended Yale B data into data/ (checksummed)"
 	@echo "make data-verify  check the data folder against the recorded checksums"
 	@echo "make bench     print the speed and memory benchmarks"
 	@echo "make heldout   the held-out check on Fashion-MNIST (HELDOUT_DIR: its folder, never stored here)"
-	@echo "make test-all  also run the tests marked slow"
+	@echo "make test-e2e  run the end-to-end tests: experiment smoke runs, the suite, kill tests, benchmarks"
+	@echo "make test-all  run every tier: default, e2e and slow (what CI runs, .ci/run)"
 	@echo "make lint      check the code with ruff and the layering with import-linter (pyproject.toml)"
 	@echo "make crosscheck  compare with the authors' MATLAB code in GNU Octave (skipped without Octave)"
 
@@ -42,8 +43,12 @@ lint: $(LINT_STAMP)
 	$(VENV)/bin/ruff check .
 	PYTHONPATH=. $(VENV)/bin/lint-imports
 
+# The tiers are pytest markers (pyproject.toml): e2e and slow are left out of `make test`.
 test: $(STAMP)
-	$(PY) -m pytest -m "not slow"
+	$(PY) -m pytest -m "not slow and not e2e"
+
+test-e2e: $(STAMP)
+	$(PY) -m pytest -m "e2e"
 
 test-all: $(STAMP)
 	$(PY) -m pytest
@@ -100,12 +105,12 @@ clean:
 	@read -r -p "Remove .venv and Python caches (results/ and figures/ are kept)? [y/N] " answer; \
 	if [[ "$$answer" == [yY] ]]; then rm -rf $(VENV) .pytest_cache; find . -name __pycache__ -prune -exec rm -rf {} +; fi
 
-# The API reference and the examples gallery, from the docstrings (Sphinx + numpydoc), into
-# docs/_build/html. Offline (no intersphinx), warnings are errors; the docs extra is
+# One site: the user guide, the API reference (Sphinx + numpydoc), the examples gallery and the
+# Markdown notes of docs/ (myst-parser), into docs/_build/html. Offline (no intersphinx), warnings are errors; the docs extra is
 # installed on first use.
 .PHONY: docs
 docs: $(STAMP)
-	$(PY) -c "import sphinx, numpydoc, pydata_sphinx_theme" 2>/dev/null || $(PY) -m pip install --quiet -e '.[docs]'
+	$(PY) -c "import sphinx, numpydoc, pydata_sphinx_theme, myst_parser" 2>/dev/null || $(PY) -m pip install --quiet -e '.[docs]'
 	$(PY) -m sphinx -b html -E -W --keep-going -q docs docs/_build/html
 	@echo "open docs/_build/html/index.html"
 

@@ -1,4 +1,5 @@
-"""Sphinx configuration of the kSSC API reference.
+"""Sphinx configuration of the kSSC documentation: the user guide, the API reference, the
+command line, the examples and the Markdown notes of docs/ (myst-parser).
 
 `make docs` builds it offline, with warnings as errors.
 """
@@ -19,14 +20,17 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
     "numpydoc",
+    "myst_parser",
 ]
 
 autosummary_generate = True
-autodoc_default_options = {"inherited-members": False}
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "*.md"]
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+exclude_patterns = ["_build"]
+# The notes link to each other's sections by their GitHub anchors (`protocol.md#13-...`).
+myst_heading_anchors = 4
 html_theme = "pydata_sphinx_theme"
 html_theme_options = {"navigation_with_keys": False}
 html_static_path = []

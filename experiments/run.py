@@ -26,6 +26,7 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import OmegaConf, open_dict
 
 from experiments import _config, _runner
+from kssc.datasets import DataNotFoundError
 
 CONFIG_DIR = str(_config.CONF_DIR)
 # Overrides that choose what runs, where or how fast: not columns.
@@ -63,7 +64,10 @@ def main(cfg):
             cfg.results_dir = hydra_cfg.runtime.output_dir
         cfg.columns = {**override_columns(cfg, hydra_cfg.overrides.task),
                        **OmegaConf.to_container(cfg.columns)}
-    frame = run(cfg)
+    try:
+        frame = run(cfg)
+    except DataNotFoundError as error:  # the message says how to fix it: no traceback
+        sys.exit(f"experiments.run: error: {error}")
     print(f"{cfg.experiment.name}: {len(frame)} rows -> "
           f"{Path(cfg.results_dir) / cfg.experiment.name}.csv")
 

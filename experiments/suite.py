@@ -27,6 +27,7 @@ from pathlib import Path
 from experiments import _config, _currency, _io, _runner, plot, readme, report, summarise
 from experiments._currency import compose_config
 from experiments.publish import feeds
+from kssc.datasets import DataNotFoundError
 
 in_suite = feeds.in_suite
 
@@ -75,4 +76,7 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except DataNotFoundError as error:  # the message says how to fix it: no traceback
+        sys.exit(f"experiments.suite: error: {error}")

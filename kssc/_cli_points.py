@@ -116,7 +116,7 @@ class _Parquet:
         except ImportError as error:
             raise TableError(
                 f"{path}: reading .parquet needs pandas and pyarrow "
-                "(pip install 'kssc[parquet]'); or save the table as .npy or .csv."
+                "(pip install pandas pyarrow); or save the table as .npy or .csv."
             ) from error
         except (ValueError, OSError) as error:  # pyarrow's ArrowInvalid is a ValueError
             reason = " ".join(str(error).split())  # one line

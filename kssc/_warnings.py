@@ -2,6 +2,7 @@
 
 import sys
 import warnings
+from contextlib import contextmanager
 
 from sklearn.exceptions import ConvergenceWarning
 
@@ -47,3 +48,22 @@ def warn_admm_not_converged(converged, solver, name="ADMM"):
         warn_not_converged(converged, name, solver.max_iter,
                            advice=f"raise it with solver=ADMM(max_iter={2 * solver.max_iter}, "
                                   "...) or loosen ADMM(tol=...)")
+
+
+@contextmanager
+def one_line_warnings(prog, file=None):
+    """Show the warnings raised inside as ``prog: warning: message``, one line each, once per
+    category and message (a command's user has no source line to read, and AutoKSSC's
+    candidates raise the same warning once each). Filters still decide what is shown.
+    """
+    shown = set()
+
+    def show(message, category, filename, lineno, file_=None, line=None):
+        text = " ".join(str(message).split())
+        if (category, text) not in shown:
+            shown.add((category, text))
+            print(f"{prog}: warning: {text}", file=file or sys.stderr)
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        yield

@@ -22,6 +22,7 @@ from . import __version__
 from ._cli_delimited import TableError
 from ._cli_output import OutputError, check_outputs, write_all
 from ._cli_points import SUFFIXES, read_points
+from ._warnings import one_line_warnings
 from .auto import AutoKSSC
 from .estimator import KSSC
 from .presets import PRESETS, preset_params
@@ -248,7 +249,8 @@ def main(argv=None):
     parser = _parser()
     args = parser.parse_args(argv)
     try:
-        _cluster(args)
+        with one_line_warnings(parser.prog):
+            _cluster(args)
     except (CommandError, TableError, OutputError) as error:
         message = str(error)
     except (OSError, EOFError, MemoryError, UnicodeDecodeError) as error:

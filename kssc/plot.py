@@ -1,7 +1,7 @@
 """Pictures of a fit: the affinity sorted by cluster, the spectral embedding, cluster sizes,
 per-point residuals and the eigen-gap curve.
 
-matplotlib is optional (``pip install 'kssc[plot]'``); it is imported when a function here is
+matplotlib is optional (``pip install matplotlib``); it is imported when a function here is
 called. Every function takes a fitted estimator (or the arrays it would read from one) and
 an optional matplotlib ``ax``, draws on it (a new figure when None) and returns it.
 """
@@ -20,7 +20,7 @@ def _axes(ax):
         import matplotlib.pyplot as plt
     except ImportError as exc:
         raise ImportError("kssc.plot needs matplotlib: pip install matplotlib "
-                          "(or pip install 'kssc[plot]').") from exc
+                          "(in a checkout of kssc: pip install '.[plot]').") from exc
     return plt.subplots()[1]
 
 

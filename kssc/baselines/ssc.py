@@ -77,7 +77,8 @@ class SSC(SelfExpressiveClustering):
         Relaxed: largest change of the objective (total, or per point with `column_wise`).
         Exact: eps_primal = 1000 * tol and eps_change = 100 * tol.
     max_iter : int, default=200
-        Iteration cap of the solver; reaching it raises a ``ConvergenceWarning``.
+        Iteration cap of the solver; reaching it raises a ``ConvergenceWarning``, except
+        under the relaxed solver's rule on the total objective, which runs to it by design.
     assign_labels : {"discretize", "kmeans", "njw"}, default="discretize"
         Label assignment of the spectral step (`kssc.spectral_clustering`).
     max_clusters : int, default=20
@@ -170,7 +171,13 @@ class SSC(SelfExpressiveClustering):
                                  f"solver={self.solver!r} codes the lasso only.")
             lam = self.lam * (global_scale(P) if self.lam_mode == "global" else 1.0)
             C, n_iter, converged = self._fista_or_ladmpsap(P, lam)
-            warn_not_converged(converged, f"SSC {self.solver}", self.max_iter)
+            # The shared relaxed rule holds the change of the objective summed over all N
+            # points to tol, N times the per-point rule: as the authors' `ssc_relaxed`, it
+            # runs to max_iter by design on most data (docs/protocol.md 1.5), so the cap is
+            # not a failure there (all 1,797 digits at tol=1e-4: each point's objective still
+            # changes by 2.7e-5 on average in the last step).
+            if self.column_wise or self.solver != "relaxed":
+                warn_not_converged(converged, f"SSC {self.solver}", self.max_iter)
             n_iter = n_iter if self.column_wise else int(n_iter.max())
         if self.threshold is not None:
             C = threshold_rows(C, self.threshold)

@@ -174,19 +174,22 @@ def missing_message(name, missing, root, data_dir=None):
     fetch = fetch_command(name, root.parent)
     return (
         f"{len(missing)} file(s) of data set '{name}' missing from {root}: {shown}{more}. "
-        f"The data folder is {where}. Download and verify the data with `{FETCH_COMMAND}` "
-        f"or `{fetch}`."
+        f"The data folder is {where}. Either download and verify the data with `{fetch}` "
+        f"(or `{FETCH_COMMAND}` in a checkout: into $KSSC_DATA_DIR, else data/), or point "
+        f"KSSC_DATA_DIR at a folder that holds it: `export KSSC_DATA_DIR=/path/to/data`."
     )
 
 
 def _describe_data_dir(data_dir):
-    if data_dir is not None:
+    env = os.environ.get("KSSC_DATA_DIR")
+    # The experiments pass the folder they resolved from $KSSC_DATA_DIR as data_dir.
+    if data_dir is not None and not (env and get_data_dir(data_dir) == get_data_dir()):
         return f"{get_data_dir(data_dir)} (data_dir argument)"
-    if os.environ.get("KSSC_DATA_DIR"):
+    if env:
         return f"{get_data_dir()} (from $KSSC_DATA_DIR)"
     where = ("the checkout's data/ folder" if _checkout_root() is not None
              else "the user cache folder")
-    return f"{get_data_dir()} (default: {where}; set $KSSC_DATA_DIR to use another folder)"
+    return f"{get_data_dir()} (default: {where})"
 
 
 def _check_name(name):

@@ -1,6 +1,6 @@
 """k-SSC on a dask cluster, for data larger than one machine.
 
-Needs the optional extra: ``pip install 'kssc[distributed]'``.
+Needs dask: ``pip install 'dask[distributed]'`` (in a checkout: ``pip install '.[distributed]'``).
 
 `fit` runs every stage on row blocks of a dask array: neighbours (exact by block pairs, or a
 faiss IVF index split by inverted list), coefficients (each block gathers only its

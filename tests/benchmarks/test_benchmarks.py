@@ -35,6 +35,7 @@ def test_csr_bytes_counts_the_arrays_and_both_vectors():
     assert (np.diff(matrix.indptr) == 3).all()
 
 
+@pytest.mark.e2e
 def test_bench_peers_runs_every_method_and_writes_csv_and_figure(tmp_path, monkeypatch):
     pytest.importorskip("hydra")
     pytest.importorskip("matplotlib")
@@ -49,6 +50,7 @@ def test_bench_peers_runs_every_method_and_writes_csv_and_figure(tmp_path, monke
     assert (tmp_path / "peers.meta.json").is_file()
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("name", ["bench_kssc", "bench_coefficients"])
 def test_speed_benchmarks_write_their_table(name, tmp_path):
     pd = pytest.importorskip("pandas")
@@ -168,6 +170,7 @@ def test_heldout_reads_idx_files_and_refuses_bad_ones(tmp_path):
         heldout.load(tmp_path / "absent", None)
 
 
+@pytest.mark.e2e
 def test_heldout_fits_every_method_on_a_draw_and_writes_its_csv(tmp_path, monkeypatch):
     pd = pytest.importorskip("pandas")
     heldout = _load("bench_heldout")

@@ -93,6 +93,7 @@ def test_skips_without_the_reference_code(monkeypatch, tmp_path, capsys):
     assert "the authors' code was not found" in capsys.readouterr().out
 
 
+@pytest.mark.e2e
 def test_entry_point_skips_when_octave_is_not_on_the_path(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "KSSC_OCTAVE"}
     env.update(PATH=str(tmp_path), PYTHONPATH=str(REPO_ROOT))  # an empty PATH: no octave

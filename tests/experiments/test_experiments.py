@@ -67,6 +67,7 @@ OWN_TEST_FILE = ("scale", "hopkins155", "yale_subjects", "hopkins155_cv", "yale_
                  "generic_selection", "panel")
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("name", [n for n in EXPERIMENTS if n not in OWN_TEST_FILE])
 def test_smoke_run(name, tmp_path, monkeypatch):
     # These have their own test files (test_experiments_scale.py, ..._validation.py, ...).
@@ -190,6 +191,7 @@ def test_changed_code_starts_over(tmp_path, monkeypatch):
     assert len(ran) == 6
 
 
+@pytest.mark.e2e  # a pool of worker processes
 def test_deterministic_and_parallel_equal_serial(tmp_path):
     serial = run_toy(toy_config(tmp_path / "a"))
     parallel = run_toy(toy_config(tmp_path / "b", "n_jobs=2"))
@@ -241,6 +243,7 @@ def test_invalid_parameter_in_a_trial_stops_the_run(tmp_path):
     assert not (tmp_path / "results" / "synthetic_intersection.csv").exists()
 
 
+@pytest.mark.e2e
 def test_command_line_with_a_bad_parameter_exits_with_the_message(tmp_path):
     result = subprocess.run(
         [sys.executable, str(REPO_ROOT / "experiments" / "run.py"),
@@ -297,6 +300,7 @@ class SlowStandIn(KMeansStandIn):
         return super().fit(X)
 
 
+@pytest.mark.e2e
 def test_killing_a_parallel_run_leaves_no_workers(tmp_path):
     pid_dir = tmp_path / "pids"
     pid_dir.mkdir()
@@ -383,6 +387,7 @@ def test_figures_from_fixture_csv(tmp_path):
         assert (tmp_path / "figures" / f"{figure}.pdf").exists()
 
 
+@pytest.mark.e2e  # every figure drawn twice
 def test_redrawn_figures_and_report_are_byte_identical(tmp_path):
     # Issue 14.6: PDFs used to carry their creation date and REPORT.md its generation time.
     fixture_results(tmp_path / "results")
@@ -446,6 +451,7 @@ def test_report_from_fixture_csv(tmp_path):
     assert synthetic.strip().endswith("Not run.")
 
 
+@pytest.mark.e2e
 def test_command_line_writes_into_the_hydra_run_folder(tmp_path):
     # Issue 14.1: a run by hand used to overwrite the committed results/.
     result = subprocess.run(
@@ -460,6 +466,7 @@ def test_command_line_writes_into_the_hydra_run_folder(tmp_path):
     assert (frame["experiment_bytes_per_float"] == 4).all()  # an override is a column
 
 
+@pytest.mark.e2e
 def test_every_multirun_job_has_its_own_folder_and_column(tmp_path):
     result = subprocess.run(
         [sys.executable, str(REPO_ROOT / "experiments" / "run.py"), "-m", "experiment=complexity",

@@ -25,6 +25,7 @@ def smoke(tmp_path_factory):
     return results, frame
 
 
+@pytest.mark.e2e
 def test_every_method_clusters_the_digits_well_above_chance(smoke):
     _, frame = smoke
     assert set(frame["method"]) == {"kssc", "ssc", "tsc", "spectral_knn", "kmeans"}
@@ -41,6 +42,7 @@ def test_the_scores_are_scikit_learns():
     assert SCORES["ari"](y, labels) == adjusted_rand_score(y, labels)
 
 
+@pytest.mark.e2e
 def test_summary_table_and_report_section(smoke):
     results, frame = smoke
     table = pd.read_csv(results / "digits_table.csv")

@@ -38,6 +38,7 @@ def smoke(tmp_path_factory):
     return results
 
 
+@pytest.mark.e2e
 def test_smoke_run_writes_the_documented_columns(smoke):
     frame = pd.read_csv(smoke / "scale.csv")
     assert list(frame.columns) == COLUMNS
@@ -58,6 +59,7 @@ def test_smoke_run_writes_the_documented_columns(smoke):
     assert not (smoke / ".partial" / "scale.jsonl").exists()
 
 
+@pytest.mark.e2e
 def test_figure_and_report_from_the_csv(smoke, tmp_path):
     drawn = plot.plot_all(smoke, tmp_path, only=["scale"])
     assert (tmp_path / "scale.png").stat().st_size > 0 and (tmp_path / "scale.pdf").exists()

@@ -33,6 +33,7 @@ def suite_args(results, figures):
             "--figures", str(figures)]
 
 
+@pytest.mark.e2e
 def test_suite_skips_current_results_and_reruns_stale(tmp_path, capsys, monkeypatch):
     results, figures = tmp_path / "results", tmp_path / "figures"
     suite.main(suite_args(results, figures))
@@ -62,6 +63,7 @@ def test_suite_skips_current_results_and_reruns_stale(tmp_path, capsys, monkeypa
     assert json.loads((results / "complexity.meta.json").read_text())["fingerprint"] != first
 
 
+@pytest.mark.e2e
 def test_a_summary_code_change_rewrites_the_table_without_rerunning(tmp_path, capsys,
                                                                     monkeypatch):
     results, figures = tmp_path / "results", tmp_path / "figures"
@@ -85,6 +87,7 @@ def test_a_summary_code_change_rewrites_the_table_without_rerunning(tmp_path, ca
     assert "summary table rewritten" not in capsys.readouterr().out
 
 
+@pytest.mark.e2e
 def test_a_csv_replaced_under_its_sidecar_is_recomputed(tmp_path, capsys):
     # Issue 29.1: another run's CSV copied over the committed one, sidecar left in place.
     results, figures = tmp_path / "results", tmp_path / "figures"
@@ -99,6 +102,7 @@ def test_a_csv_replaced_under_its_sidecar_is_recomputed(tmp_path, capsys):
     assert "complexity: running" in out and "the CSV differs" in out
 
 
+@pytest.mark.e2e
 def test_an_edited_summary_table_is_rewritten_from_the_rows(tmp_path, capsys):
     results, figures = tmp_path / "results", tmp_path / "figures"
     suite.main(suite_args(results, figures))
@@ -113,6 +117,7 @@ def test_an_edited_summary_table_is_rewritten_from_the_rows(tmp_path, capsys):
     assert (results / "complexity.csv").stat().st_mtime_ns == first_mtime
 
 
+@pytest.mark.e2e
 def test_a_fingerprint_pasted_into_another_sidecar_is_recomputed(tmp_path, capsys):
     # Issue 29.1: a run with another config, its sidecar given the committed fingerprint.
     results, figures = tmp_path / "results", tmp_path / "figures"
@@ -129,6 +134,7 @@ def test_a_fingerprint_pasted_into_another_sidecar_is_recomputed(tmp_path, capsy
     assert "complexity: running" in out and "not that of its own config" in out
 
 
+@pytest.mark.e2e
 def test_results_written_by_another_config_are_recomputed(tmp_path, capsys):
     # Issue 13.1: a hand run with another config (here another profile's grid) wrote the CSV;
     # the suite used to trust FINGERPRINTS.json by name and publish those rows as current.
@@ -143,6 +149,7 @@ def test_results_written_by_another_config_are_recomputed(tmp_path, capsys):
     assert meta["config"]["experiment"]["n_points"] == 3
 
 
+@pytest.mark.e2e
 def test_a_csv_without_a_sidecar_is_recomputed(tmp_path, capsys):
     results, figures = tmp_path / "results", tmp_path / "figures"
     suite.main(suite_args(results, figures))
@@ -184,6 +191,7 @@ def test_the_suite_runs_every_experiment_but_the_long_benchmarks():
     assert not suite.in_suite("hopkins155") and not suite.in_suite("yale_subjects")
 
 
+@pytest.mark.e2e
 def test_paper_profile_results_stay_current_for_the_default_profile(tmp_path, capsys,
                                                                      monkeypatch):
     # Issue 16: `make figures` must not replace committed paper-protocol results by a default

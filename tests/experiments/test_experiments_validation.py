@@ -130,6 +130,7 @@ def test_the_setting_is_chosen_on_the_selection_group_with_every_n_weighed_equal
 
 # --------------------------------------------------------------------------- smoke runs
 
+@pytest.mark.e2e
 @needs_data
 def test_hopkins155_cv_smoke(tmp_path):
     frame, table, cfg = smoke_run("hopkins155_cv", tmp_path)
@@ -146,6 +147,7 @@ def test_hopkins155_cv_smoke(tmp_path):
     assert {"ssc_tuned", "kssc_generic", *exp.grid} <= set(everything.index)
 
 
+@pytest.mark.e2e
 @needs_data
 def test_yale_grouped_scores_the_chosen_setting_on_the_other_groups_only(tmp_path):
     frame, table, cfg = smoke_run("yale_grouped", tmp_path)
@@ -158,6 +160,7 @@ def test_yale_grouped_scores_the_chosen_setting_on_the_other_groups_only(tmp_pat
     assert scored.loc["kssc_selected", "n_groups"] == 1
 
 
+@pytest.mark.e2e
 @needs_data
 def test_yale38_smoke(tmp_path):
     frame, table, cfg = smoke_run("yale38", tmp_path)
@@ -165,6 +168,7 @@ def test_yale38_smoke(tmp_path):
     assert np.allclose(frame["accuracy_pct"], 100 - frame["error_pct"])
 
 
+@pytest.mark.e2e
 def test_generic_selection_marks_the_lowest_mean_over_the_unions(tmp_path):
     _, table, _ = smoke_run("generic_selection", tmp_path)
     overall = table[table["union"] == "all"].set_index("method")

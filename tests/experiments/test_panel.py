@@ -15,6 +15,7 @@ from kssc.auto import CRITERIA, SUBSPACE_CRITERIA, AutoKSSC
 from support import CONF_DIR, real_data
 
 
+@pytest.mark.e2e
 def test_smoke_run(tmp_path):
     for name in ("yaleb", "hopkins155", "tir"):
         real_data(name)

@@ -85,7 +85,7 @@ def test_a_point_whose_only_affinity_is_tiny_is_reported_and_left_out():
 
 
 @pytest.mark.skipif(importlib.util.find_spec("distributed") is None,
-                    reason="needs the optional extra: pip install 'kssc[distributed]'")
+                    reason="needs the optional extra: pip install '.[distributed]'")
 def test_distributed_affinity_blocks_isolate_the_same_points():
     from kssc.distributed import _spectral as kd_spectral
 

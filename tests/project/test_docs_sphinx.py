@@ -1,10 +1,12 @@
-"""The API reference lists every public object, and `make docs` builds without warnings."""
+"""The API reference lists every public object, the index holds an install line, a quick start
+that runs and every Markdown note, and `make docs` builds without warnings."""
 
 import importlib
 import inspect
 import re
 import subprocess
 import sys
+import textwrap
 
 import pytest
 
@@ -42,4 +44,26 @@ def test_docs_build_without_warnings(tmp_path):
          str(REPO_ROOT / "docs"), str(tmp_path / "html")],
         check=False, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr
-    assert (tmp_path / "html" / "generated" / "kssc.KSSC.html").is_file()
+    html = tmp_path / "html"
+    for name in ("KSSC", "AutoKSSC"):
+        page = (html / "generated" / f"kssc.{name}.html").read_text()
+        for method in ("fit", "fit_predict", "predict", "get_params"):
+            assert f'id="kssc.{name}.{method}"' in page, f"{method} is not on the {name} page"
+    for note in NOTES:
+        assert (html / f"{note}.html").is_file(), f"docs/{note}.md has no page"
+
+
+INDEX = (REPO_ROOT / "docs" / "index.rst").read_text()
+NOTES = sorted(path.stem for path in (REPO_ROOT / "docs").glob("*.md"))
+
+
+def test_every_markdown_note_is_in_the_index():
+    toctree = set(re.findall(r"^   (\w+)$", INDEX, flags=re.MULTILINE))
+    assert NOTES and set(NOTES) <= toctree
+
+
+def test_index_install_line_and_quick_start(capsys):
+    assert "pip install ." in INDEX
+    code = re.search(r"\.\. code-block:: python\n\n(.*?)\n\S", INDEX, flags=re.DOTALL).group(1)
+    exec(compile(textwrap.dedent(code), "docs/index.rst", "exec"), {"__name__": "index"})
+    assert re.fullmatch(r"error \d+\.\d %\n", capsys.readouterr().out)

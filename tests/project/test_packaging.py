@@ -1,6 +1,7 @@
 """Packaging: declared dependencies match the imports, and the wheel installs on its own."""
 
 import ast
+import re
 import subprocess
 import sys
 import textwrap
@@ -77,12 +78,22 @@ def test_every_import_of_the_experiments_is_in_the_experiments_extra():
         assert dist is None or dist in CORE or dist in extra, f"{path}: {module}"
 
 
-def test_every_package_folder_is_installed():
-    """pyproject lists the packages by hand, so a new subpackage must be added there."""
-    listed = set(PYPROJECT["tool"]["setuptools"]["packages"])
-    found = {".".join(init.parent.relative_to(REPO_ROOT).parts)
-             for init in (REPO_ROOT / "kssc").rglob("__init__.py")}
-    assert found == listed
+def test_every_package_and_data_file_is_installed():
+    """setuptools' discovery, as pyproject configures it, finds every package under kssc/
+    (those the module move adds included), and package-data lists every other file there."""
+    setuptools = pytest.importorskip("setuptools")
+    config = PYPROJECT["tool"]["setuptools"]
+    found = set(setuptools.find_namespace_packages(REPO_ROOT, **config["packages"]["find"]))
+    folders = {path.parent for path in (REPO_ROOT / "kssc").rglob("*")
+               if path.is_file() and "__pycache__" not in path.parts}
+    packages = {".".join(folder.relative_to(REPO_ROOT).parts) for folder in folders}
+    assert packages <= found, "packages setuptools would leave out"
+    for path in (REPO_ROOT / "kssc").rglob("*"):
+        if path.is_file() and path.suffix != ".py" and "__pycache__" not in path.parts:
+            package = ".".join(path.parent.relative_to(REPO_ROOT).parts)
+            patterns = config["package-data"].get(package, [])
+            assert any(path.match(pattern) for pattern in patterns), \
+                f"{path.relative_to(REPO_ROOT)} is in no package-data pattern"
 
 
 def test_experiment_packages_are_not_core():
@@ -130,9 +141,12 @@ _SMOKE = textwrap.dedent("""
 
 @pytest.mark.slow
 def test_wheel_installs_alone_in_a_clean_environment(tmp_path):
-    """`pip wheel .`, then a fresh venv with the core dependencies only (from the index)."""
-    _run([sys.executable, "-m", "pip", "wheel", REPO_ROOT, "--no-deps", "--quiet",
-          "-w", tmp_path / "dist"], cwd=tmp_path)
+    """`pip wheel .` without a packaging warning, then a fresh venv with the core
+    dependencies only (from the index)."""
+    built = _run([sys.executable, "-m", "pip", "wheel", REPO_ROOT, "--no-deps", "--verbose",
+                  "-w", tmp_path / "dist"], cwd=tmp_path)
+    warned = re.findall(r"\w+Warning: .*", built.stdout + built.stderr)
+    assert not warned, "\n".join(warned)
     wheel = next((tmp_path / "dist").glob("kssc-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     assert not [n for n in names if n.startswith("baselines/")]

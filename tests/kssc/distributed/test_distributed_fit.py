@@ -11,9 +11,9 @@ import pytest
 import scipy.linalg
 import scipy.sparse.linalg
 
-pytest.importorskip("dask", reason="needs the optional extra: pip install 'kssc[distributed]'")
+pytest.importorskip("dask", reason="needs the optional extra: pip install '.[distributed]'")
 distributed = pytest.importorskip(
-    "distributed", reason="needs the optional extra: pip install 'kssc[distributed]'")
+    "distributed", reason="needs the optional extra: pip install '.[distributed]'")
 
 import dask.array as da  # noqa: E402
 from distributed.diagnostics.plugin import SchedulerPlugin  # noqa: E402
