@@ -14,12 +14,12 @@ import dataclasses
 import numpy as np
 
 from ._base import unit_rows
-from ._exact import _database, rescore
-from ._validation import normalize_rows
-from ._warnings import warn_caller, warn_not_converged
-from .admm import ADMM
-from .candidates import _check_views, merge_candidates, top_components
-from .representation import kssc_coefficients, outlier_gamma, penalty
+from .coding.admm import ADMM
+from .coding.representation import kssc_coefficients, outlier_gamma, penalty
+from .neighbors._exact import _database, rescore
+from .neighbors.candidates import _check_views, merge_candidates, top_components
+from .utils._validation import normalize_rows
+from .utils._warnings import warn_caller, warn_not_converged
 
 # Similarities (float32) of a block of new points to every training point, and gathered
 # candidate vectors (float64) of a block of new points, held at a time.

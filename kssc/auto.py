@@ -33,11 +33,11 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._progress import ProgressMixin
-from ._validation import normalize_rows
 from .estimator import KSSC
 from .presets import PRESETS, preset_params
-from .spectral import _normalized_adjacency, top_eigenvectors
+from .spectral._clustering import _normalized_adjacency, top_eigenvectors
+from .utils._progress import ProgressMixin
+from .utils._validation import normalize_rows
 
 CRITERIA = {"residual": "min", "eigengap": "max", "silhouette": "max",
             "relative_residual": "min", "common_ncut": "min", "consensus": "max"}

@@ -11,15 +11,15 @@ from scipy.linalg import eigh
 from scipy.sparse.csgraph import laplacian
 
 from kssc import KSSC
-from kssc._validation import DegenerateFitWarning, normalize_rows
 from kssc.baselines import GFS, GSC, SSC, SSSC, TSC
 from kssc.datasets.synthetic import make_subspaces
 from kssc.metrics import clustering_error
-from kssc.spectral import (
+from kssc.spectral._clustering import (
     _normalized_adjacency,
     estimate_n_clusters,
     spectral_clustering,
 )
+from kssc.utils._validation import DegenerateFitWarning, normalize_rows
 
 ESTIMATORS = {
     "KSSC": lambda **kw: KSSC(n_neighbors=5, **kw),
@@ -244,7 +244,7 @@ def test_enough_distinct_points_give_no_duplicate_warning(name):
 
 def test_distinct_count_reads_past_the_first_chunk(monkeypatch):
     # A chunk of one row at a time: the count must still cover every chunk.
-    from kssc import _validation
+    from kssc.utils import _validation
 
     monkeypatch.setattr(_validation, "ROW_CHUNK_BYTES", 1)
     X = np.repeat(np.eye(3), 4, axis=0)

@@ -7,8 +7,10 @@ from scipy.linalg import eigh
 from scipy.sparse.linalg import eigsh, lobpcg
 from sklearn.exceptions import ConvergenceWarning
 
-from kssc import _multilevel, clustering_error, spectral
-from kssc.spectral import _normalized_affinity, discretize, top_eigenvectors
+from kssc import clustering_error
+from kssc.spectral import _clustering as spectral
+from kssc.spectral import _multilevel
+from kssc.spectral._clustering import _normalized_affinity, discretize, top_eigenvectors
 from support import block_graph
 
 

@@ -6,7 +6,7 @@ from sklearn.exceptions import NotFittedError
 
 from kssc import ADMM, KSSC, clustering_error
 from kssc._predict import query_neighbours, residual_labels
-from kssc.neighbours import nearest_neighbours
+from kssc.neighbors import nearest_neighbours
 
 
 def union(n_subspaces=4, dim=3, n_per=60, ambient=30, seed=0):
@@ -86,7 +86,7 @@ def test_zero_new_point_is_named():
 @pytest.mark.parametrize("metric", ["euclidean", "abs_cosine", "l2"])
 def test_query_neighbours_match_the_search_of_the_fit(metric):
     # A new point's neighbours among training points = its neighbours in the union,
-    # found by kssc.neighbours, once the other new points are dropped.
+    # found by kssc.neighbors, once the other new points are dropped.
     rng = np.random.default_rng(1)
     X = rng.standard_normal((300, 8))
     if metric != "l2":

@@ -7,7 +7,7 @@ import pytest
 from joblib import parallel_config
 from sklearn.exceptions import ConvergenceWarning
 
-import kssc._progress
+import kssc.utils._progress
 from kssc import KSSC, DegenerateFitWarning
 from kssc.baselines import GFS, GSC, SSC, SSSC, TSC
 
@@ -22,7 +22,7 @@ def test_quiet_by_default(capsys):
 
 
 def test_plain_lines_without_tqdm(capsys, monkeypatch):
-    monkeypatch.setattr(kssc._progress, "tqdm", None)
+    monkeypatch.setattr(kssc.utils._progress, "tqdm", None)
     KSSC(n_clusters=2, n_neighbors=5, chunk_size=10, verbose=1, random_state=0).fit(_data())
     lines = capsys.readouterr().err.splitlines()
     # 60 points in chunks of 10: six chunks, the last report says all six are solved.

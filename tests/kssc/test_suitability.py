@@ -1,4 +1,4 @@
-"""kssc._suitability: the standardised-data warning fires once on standardised data and not
+"""kssc.utils._suitability: the standardised-data warning fires once on standardised data and not
 on data as measured."""
 
 import warnings

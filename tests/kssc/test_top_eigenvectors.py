@@ -3,7 +3,12 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from kssc import clustering_error
-from kssc.spectral import _lobpcg_top, _normalized_affinity, discretize, top_eigenvectors
+from kssc.spectral._clustering import (
+    _lobpcg_top,
+    _normalized_affinity,
+    discretize,
+    top_eigenvectors,
+)
 from support import block_graph
 
 

@@ -1,9 +1,10 @@
-"""kssc._validation's integer checks: scikit-learn's check_scalar, then the data-dependent bound."""
+"""kssc.utils._validation's integer checks: scikit-learn's check_scalar, then the
+data-dependent bound."""
 
 import numpy as np
 import pytest
 
-from kssc._validation import check_n_clusters, check_n_neighbors
+from kssc.utils._validation import check_n_clusters, check_n_neighbors
 
 
 def test_n_neighbors_must_be_an_int_below_n_samples():

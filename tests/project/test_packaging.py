@@ -136,7 +136,7 @@ def test_wheel_installs_alone_in_a_clean_environment(tmp_path):
     wheel = next((tmp_path / "dist").glob("kssc-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     assert not [n for n in names if n.startswith("baselines/")]
-    assert "kssc/baselines/__init__.py" in names and "kssc/cli.py" in names
+    assert "kssc/baselines/__init__.py" in names and "kssc/cli/_main.py" in names
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
     assert "kssc = kssc.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
 

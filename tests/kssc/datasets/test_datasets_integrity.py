@@ -57,9 +57,7 @@ def test_data_folder_of_an_installed_package_is_the_user_cache(tmp_path):
     Outside a checkout: no pyproject.toml above the package.
     """
     site = tmp_path / "site-packages"
-    shutil.copytree(REPO_ROOT / "kssc" / "datasets", site / "kssc" / "datasets",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    (site / "kssc" / "__init__.py").write_text("")
+    shutil.copytree(REPO_ROOT / "kssc", site / "kssc", ignore=shutil.ignore_patterns("__pycache__"))
     env = {k: v for k, v in os.environ.items() if k not in ("KSSC_DATA_DIR", "PYTHONPATH")}
     env.update(PYTHONPATH=str(site), XDG_CACHE_HOME=str(tmp_path / "cache"))
     out = subprocess.run(

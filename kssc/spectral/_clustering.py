@@ -21,9 +21,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from threadpoolctl import threadpool_limits
 
+from ..utils._validation import warn_degenerate
+from ..utils._warnings import warn_caller
 from . import _multilevel
-from ._validation import warn_degenerate
-from ._warnings import warn_caller
 from .affinity import ISOLATION_THRESHOLD, isolated_points
 
 ASSIGN_LABELS = ("discretize", "kmeans", "njw")

@@ -1,4 +1,4 @@
-"""Approximate all-nearest-neighbour search: an IVF self-join (`kssc._ivf_join`) whose recall
+"""Approximate all-nearest-neighbour search: an IVF self-join (`_ivf_join`) whose recall
 is measured against the exact search on a sample of points.
 
 The points are split into inverted lists by spherical k-means on a sample; every point's
@@ -20,6 +20,7 @@ from time import perf_counter
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ..utils._warnings import warn_caller
 from ._exact import _n_workers, exact_search, rescored
 from ._ivf_join import (
     _JOIN_SLOT_BYTES,
@@ -29,7 +30,6 @@ from ._ivf_join import (
     nearest_lists,
     spherical_kmeans,
 )
-from ._warnings import warn_caller
 
 _LISTS_PER_SQRT_N = 4  # default nlist: about 4 sqrt(n) inverted lists
 _FIRST_PROBE = 16  # the adapted nprobe starts here and doubles

@@ -18,13 +18,13 @@ from pathlib import Path
 
 import scipy.sparse as sp
 
-from . import __version__
-from ._cli_delimited import TableError
-from ._cli_output import OutputError, check_outputs, write_all
-from ._cli_points import SUFFIXES, read_points
-from .auto import AutoKSSC
-from .estimator import KSSC
-from .presets import PRESETS, preset_params
+from .. import __version__
+from ..auto import AutoKSSC
+from ..estimator import KSSC
+from ..presets import PRESETS, preset_params
+from ._delimited import TableError
+from ._output import OutputError, check_outputs, write_all
+from ._points import SUFFIXES, read_points
 
 METHODS = ("kssc", "ssc", "gfs", "gsc", "sssc", "tsc")
 # --preset auto: kssc.AutoKSSC with its defaults (the setting chosen on the real-data panel).
@@ -62,7 +62,7 @@ def _choices(parameter):
 def _estimator_class(method):
     if method == "kssc":
         return KSSC
-    from . import baselines
+    from .. import baselines
 
     return getattr(baselines, method.upper())
 
