@@ -3,6 +3,7 @@
 The server serves small files the tests make.
 """
 
+import ast
 import hashlib
 import http.server
 import importlib.util
@@ -377,3 +378,30 @@ def test_default_sources_try_https_before_plain_http():
         schemes = [source.split("://")[0] for source in sources]
         assert schemes[0] == "https", name
         assert schemes == sorted(schemes, key=lambda scheme: scheme != "https"), name
+
+
+def test_a_member_named_outside_the_folder_is_never_written(spec, tmp_path):
+    """Members are written to paths taken from the checksum list, never from their names."""
+    archive = tmp_path / "slip.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for rel, data in FILES.items():
+            zf.writestr(f"../../{rel}", data)
+        zf.writestr("../../escaped.txt", b"outside")
+        zf.writestr("/tmp/absolute.txt", b"outside")
+    target = tmp_path / "deep" / "data" / "toy"
+    fetch_dataset(with_sources(spec, archive.as_uri()), target, progress=False)
+    assert installed(target) == sorted(FILES) and check_folder(spec, target).ok
+    assert not list(tmp_path.rglob("escaped.txt")) and not list(tmp_path.rglob("absolute.txt"))
+
+
+def test_pooch_only_downloads():
+    """No private pooch name is used and no pooch class subclassed (extraction is ours)."""
+    tree = ast.parse(Path(fetch_module.__file__).read_text())
+    private = [node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)
+               and isinstance(node.value, ast.Name) and node.value.id == "pooch"
+               and node.attr.startswith("_")]
+    subclassed = [ast.unparse(base) for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
+                  for base in node.bases if ast.unparse(base).startswith("pooch.")]
+    imported = [alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                and (node.module or "").startswith("pooch") for alias in node.names]
+    assert not private and not subclassed and not imported
