@@ -16,7 +16,10 @@ returned them.
 
 import numpy as np
 
-from ..neighbors._ann import _FIRST_PROBE, _LISTS_PER_SQRT_N, _MIN_TRAIN_PER_LIST, _TRAIN_PER_LIST
+from ..neighbors._ann import FIRST_PROBE as _FIRST_PROBE
+from ..neighbors._ann import LISTS_PER_SQRT_N as _LISTS_PER_SQRT_N
+from ..neighbors._ann import MIN_TRAIN_PER_LIST as _MIN_TRAIN_PER_LIST
+from ..neighbors._ann import TRAIN_PER_LIST as _TRAIN_PER_LIST
 from ..neighbors._exact import rescore
 from ._blocks import RowBlocks, gather_rows, part, shared
 
@@ -85,9 +88,9 @@ def recall(client, U, indices, k, metric, rng):
 
 
 def _faiss():
-    from ..neighbors._ann import _import_faiss
+    from ..neighbors._ann import import_faiss
 
-    return _import_faiss()
+    return import_faiss()
 
 
 def train_index(sample, n, seed):

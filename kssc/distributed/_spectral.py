@@ -17,7 +17,7 @@ import scipy.sparse as sp
 from scipy.linalg import svd
 from sklearn.exceptions import ConvergenceWarning
 
-from ..spectral._clustering import _MULTILEVEL_TOL, scale_entries
+from ..spectral._clustering import MULTILEVEL_TOL, scale_entries
 from ..spectral._multilevel import refine_dtype, with_values
 from ..spectral.affinity import isolated_points
 from ..utils._warnings import warn_caller
@@ -29,7 +29,7 @@ _THRESHOLD = 1e-6
 # LOBPCG on blocks of n_clusters + _GUARDS vectors, one halo exchange between the workers
 # per iteration, to the residual tolerance of the single machine's multilevel route (from a
 # random start at 1e-8 it took about 85 iterations on the scale data).
-_TOL = _MULTILEVEL_TOL
+_TOL = MULTILEVEL_TOL
 _MAX_ITER = 500
 # Extra start vectors (guards): they speed up the wanted vectors' convergence (N = 20,000 of
 # the scale data, 10 clusters: 82 iterations with none, 62 with 4, 55 with 10), for work
