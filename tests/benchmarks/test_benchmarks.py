@@ -7,7 +7,7 @@ import numba
 import numpy as np
 import pytest
 
-from support import REPO_ROOT
+from experiments._checkout import REPO_ROOT
 
 BENCHMARKS = REPO_ROOT / "benchmarks"
 

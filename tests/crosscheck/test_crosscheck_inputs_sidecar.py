@@ -7,9 +7,9 @@ import pytest
 from crosscheck import currency
 from crosscheck.inputs import INPUTS, SETTINGS, make_input
 from crosscheck.run import Z_METHODS, main, paper_method
+from experiments._checkout import REPO_ROOT
 from kssc.baselines import SSC
 from kssc.metrics import clustering_error
-from support import REPO_ROOT, real_data
 
 
 @pytest.mark.parametrize("name", ["clean", "noisy", "intersecting"])
@@ -43,7 +43,7 @@ def test_noisy_input_is_hard_where_the_clean_one_is_not():
 
 
 @pytest.mark.parametrize("name, data_set", [("tir", "tir"), ("hopkins", "hopkins155")])
-def test_real_inputs_load_through_the_packages_loaders(name, data_set):
+def test_real_inputs_load_through_the_packages_loaders(name, data_set, real_data):
     data_dir = real_data(data_set)
     X, y = make_input(INPUTS[name], seed=0, data_dir=data_dir)
     np.testing.assert_allclose(np.linalg.norm(X, axis=1), 1.0)

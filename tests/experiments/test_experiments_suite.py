@@ -18,8 +18,8 @@ from experiments import (
     suite,
     summarise,
 )
+from experiments._checkout import REPO_ROOT
 from experiments.run import run
-from support import REPO_ROOT
 
 
 @pytest.fixture(autouse=True)

@@ -240,7 +240,7 @@ def test_the_experiments_automatic_choice_is_autokssc_with_its_defaults():
     # which the panel chose (docs/presets.md).
     from omegaconf import OmegaConf
 
-    from support import CONF_DIR
+    from experiments._checkout import CONF_DIR
 
     conf = OmegaConf.to_container(OmegaConf.load(CONF_DIR / "method" / "kssc_auto.yaml"))
     assert conf.pop("_target_") == "kssc.AutoKSSC"

@@ -53,7 +53,7 @@ def test_an_empty_numba_cache_reads_as_not_cached(tmp_path):
     import subprocess
     import sys
 
-    from support import REPO_ROOT
+    from experiments._checkout import REPO_ROOT
 
     code = ("from kssc.coding import _kernels, _point_kernels as k; "
             "print(_kernels.is_cached(k.solve_blocks))")

@@ -20,7 +20,7 @@ import runpy
 import numpy as np
 import pytest
 
-from support import REPO_ROOT
+from experiments._checkout import REPO_ROOT
 
 ARCHITECTURE = REPO_ROOT / "docs" / "architecture.md"
 PROTOCOL = REPO_ROOT / "docs" / "protocol.md"

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from support import REPO_ROOT
+from experiments._checkout import REPO_ROOT
 
 PACKAGES = ("kssc", "kssc.datasets", "kssc.baselines")
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from support import REPO_ROOT
+from experiments._checkout import REPO_ROOT
 
 
 def test_import_contracts_are_kept():

@@ -12,7 +12,7 @@ import pytest
 tomllib = pytest.importorskip("tomllib")
 from packaging.requirements import Requirement  # noqa: E402  (after the skip above)
 
-from support import REPO_ROOT  # noqa: E402
+from experiments._checkout import REPO_ROOT  # noqa: E402
 
 PYPROJECT = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
 CORE = {Requirement(r).name.lower(): Requirement(r) for r in PYPROJECT["project"]["dependencies"]}

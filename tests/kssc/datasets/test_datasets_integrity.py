@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import scipy.io
 
+from experiments._checkout import REPO_ROOT
 from kssc.datasets import (
     DataCorruptError,
     _integrity,
@@ -21,7 +22,6 @@ from kssc.datasets import (
 )
 from kssc.datasets._paths import read_checksums
 from kssc.datasets.yaleb import list_yaleb_images, read_pgm
-from support import REPO_ROOT, real_data
 
 FIRST_FACE = list_yaleb_images([1], n_per_subject=1)[0][0]
 
@@ -152,7 +152,7 @@ def test_sums_are_computed_once_per_path_size_and_mtime(tmp_path, monkeypatch):
     assert _integrity.cached_sha256(path) == sha(b"five") and len(calls) == 3  # mtime changed
 
 
-def test_repeated_loads_hash_nothing(monkeypatch):
+def test_repeated_loads_hash_nothing(monkeypatch, real_data):
     data_dir = real_data("tir")
     load_tir_library(data_dir)
     monkeypatch.setattr(_integrity, "sha256_file", lambda path: pytest.fail(f"{path} hashed again"))
@@ -160,7 +160,7 @@ def test_repeated_loads_hash_nothing(monkeypatch):
     assert spectra.shape == (120, 321)
 
 
-def test_corrupt_copy_of_the_real_file(tmp_path):
+def test_corrupt_copy_of_the_real_file(tmp_path, real_data):
     data = (real_data("tir") / "tir" / "TIRlib.mat").read_bytes()[:-1]
     place(tmp_path, "tir", "TIRlib.mat", data)
     with pytest.raises(DataCorruptError) as info:
@@ -168,7 +168,7 @@ def test_corrupt_copy_of_the_real_file(tmp_path):
     check_corrupt_error(info.value, tmp_path, "tir", "TIRlib.mat", data)
 
 
-def test_tests_skip_on_a_missing_file_not_a_missing_folder(tmp_path, monkeypatch):
+def test_tests_skip_on_a_missing_file_not_a_missing_folder(tmp_path, monkeypatch, real_data):
     """An empty data/tir/ (what a failed `make data` used to leave) skips, naming the file."""
     (tmp_path / "data" / "tir").mkdir(parents=True)
     monkeypatch.delenv("KSSC_DATA_DIR", raising=False)

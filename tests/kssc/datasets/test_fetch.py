@@ -29,7 +29,6 @@ from kssc.datasets.fetch import (
     main,
     verify_datasets,
 )
-from support import real_data
 
 FILES = {
     "a.txt": b"alpha\n" * 100,
@@ -232,7 +231,7 @@ def test_recorded_checksum_lists():
         parse_checksums("abc  file\n")
 
 
-def test_cli_fetches_tir_and_verifies(server, tmp_path, monkeypatch, capsys):
+def test_cli_fetches_tir_and_verifies(server, tmp_path, monkeypatch, capsys, real_data):
     """End to end with the real TIR checksum, served from a copy of the real file."""
     source = real_data("tir") / "tir" / "TIRlib.mat"
     base, served = server
@@ -257,7 +256,7 @@ def test_cli_fetches_tir_and_verifies(server, tmp_path, monkeypatch, capsys):
     assert (data / "tir" / "TIRlib.mat").read_bytes() == source.read_bytes()
 
 
-def test_cli_tries_every_dataset_and_reports_each(tmp_path, capsys):
+def test_cli_tries_every_dataset_and_reports_each(tmp_path, capsys, real_data):
     """One unreachable source neither stops the others nor leaves an empty folder."""
     source = real_data("tir") / "tir" / "TIRlib.mat"
     data = tmp_path / "data"
