@@ -78,8 +78,11 @@ def test_every_import_of_the_experiments_is_in_the_experiments_extra():
 
 
 def test_every_package_folder_is_installed():
-    """pyproject lists the packages by hand, so a new subpackage must be added there."""
-    listed = set(PYPROJECT["tool"]["setuptools"]["packages"])
+    """pyproject's package search (setuptools' find, include kssc*) finds every subpackage."""
+    from setuptools import find_packages
+
+    search = PYPROJECT["tool"]["setuptools"]["packages"]["find"]
+    listed = set(find_packages(REPO_ROOT, include=search["include"]))
     found = {".".join(init.parent.relative_to(REPO_ROOT).parts)
              for init in (REPO_ROOT / "kssc").rglob("__init__.py")}
     assert found == listed
