@@ -30,8 +30,8 @@ from sklearn.exceptions import ConvergenceWarning
 
 from benchmarks.bench_kssc import REPO, tir_scale_data
 from kssc import ADMM
-from kssc.neighbours import nearest_neighbors
-from kssc.representation import kssc_coefficients
+from kssc.coding.representation import kssc_coefficients
+from kssc.neighbors import nearest_neighbors
 
 SOLVERS = {"relaxed": "relaxed", "exact": "exact", "ADMM": ADMM()}
 

@@ -33,10 +33,12 @@ from threadpoolctl import threadpool_info, threadpool_limits
 
 from experiments import _io
 from experiments._checkout import REPO_ROOT as REPO
-from kssc import ADMM, KSSC, clustering_error, representation, spectral
+from kssc import ADMM, KSSC, clustering_error
 from kssc.baselines import GFS, GSC, SSC, SSSC, TSC, _ssc_solvers
+from kssc.coding import representation
+from kssc.coding.representation import numba_threads
 from kssc.datasets import make_runtime_data
-from kssc.representation import numba_threads
+from kssc.spectral import _clustering as spectral
 
 _KSSC = {"n_neighbors": 6, "neighbor_pcs": 0, "n_random": 0, "lam": 0.1, "lam_mode": "absolute",
          "normalize": True, "affinity": "symmetric", "metric": "euclidean", "tol": 1e-6,

@@ -28,8 +28,8 @@ from pathlib import Path
 import numpy as np
 
 from experiments._checkout import REPO_ROOT as REPO
-from kssc._multilevel import refine_dtype
 from kssc.distributed._spectral import _GUARDS, _TOL  # LOBPCG's extra vectors, tolerance
+from kssc.spectral._multilevel import refine_dtype
 
 STAGES = ("neighbours", "coefficients", "spectral")
 

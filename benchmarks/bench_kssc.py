@@ -28,7 +28,7 @@ from experiments._checkout import REPO_ROOT as REPO
 from kssc import KSSC, clustering_error
 from kssc.datasets import make_union_of_subspaces
 from kssc.estimator import PAPER_SETTING
-from kssc.spectral import _normalized_affinity, top_eigenvectors
+from kssc.spectral._clustering import _normalized_affinity, top_eigenvectors
 
 
 def tir_scale_data(n, ambient=321, n_subspaces=5, dim=5, seed=0):
@@ -129,9 +129,9 @@ def memory_check(n, d, k=20):
     """Print the neighbour stage's memory estimate for a memory-mapped float32 N x D fit, the
     fit's float32 unit-row copy beside it, against 2x the data, and run the check alone."""
     from kssc import NeighborMemoryError
-    from kssc._ann import memory_bytes
-    from kssc._memory import available_memory
-    from kssc.neighbours import check_search_memory
+    from kssc.neighbors._ann import memory_bytes
+    from kssc.neighbors._memory import available_memory
+    from kssc.neighbors._search import check_search_memory
 
     data = 4 * n * d
     search = memory_bytes(n, d, k, dtype=np.float32)

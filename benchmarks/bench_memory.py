@@ -26,13 +26,13 @@ from pathlib import Path
 import numpy as np
 
 import kssc._base as base
-import kssc._multilevel as multilevel
-import kssc.affinity as affinity
-import kssc.spectral as spectral
+import kssc.spectral._clustering as spectral
+import kssc.spectral._multilevel as multilevel
+import kssc.spectral.affinity as affinity
 from experiments.scale import write_union_npy
 from kssc import KSSC
 from kssc.metrics import clustering_error
-from kssc.neighbours import nearest_neighbors
+from kssc.neighbors import nearest_neighbors
 
 GIB = 2.0**30
 PAPER = {"metric": "euclidean", "neighbor_algorithm": "auto", "assign_labels": "discretize"}

@@ -34,7 +34,7 @@ from experiments._checkout import REPO_ROOT as REPO
 from kssc import KSSC
 from kssc._base import unit_rows
 from kssc.datasets import make_union_of_subspaces
-from kssc.representation import kssc_coefficients
+from kssc.coding.representation import kssc_coefficients
 
 
 def matched_error(y_train, fitted, y_new, predicted):

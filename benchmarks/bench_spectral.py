@@ -27,7 +27,7 @@ from scipy.sparse.linalg import LinearOperator
 
 from benchmarks.bench_kssc import REPO, tir_scale_data
 from kssc import KSSC, clustering_error
-from kssc.spectral import _normalized_affinity, discretize, top_eigenvectors
+from kssc.spectral._clustering import _normalized_affinity, discretize, top_eigenvectors
 
 SOLVERS = {"arpack": {"solver": "arpack"},
            "multilevel-1e-3": {"solver": "multilevel", "tol": 1e-3},

@@ -33,7 +33,7 @@ from sklearn.cluster import KMeans
 from benchmarks.bench_kssc import REPO
 from experiments.panel import load_task, tasks
 from kssc import KSSC, clustering_error
-from kssc._suitability import centroid_silhouette, effective_features
+from kssc.utils._suitability import centroid_silhouette, effective_features
 from kssc.auto import best_candidate, candidate_criteria
 from kssc.datasets import make_subspaces
 from kssc.presets import preset_params

@@ -28,14 +28,14 @@ from experiments._io import write_csv
 from experiments._trial import data_seed, method_seed
 from experiments.synthetic_dvsn import neighbours_for
 from kssc import KSSC
-from kssc._validation import normalize_rows
-from kssc.affinity import coefficients_to_sparse, symmetric_affinity
+from kssc.coding.representation import kssc_coefficients
 from kssc.datasets import make_dvsn_data
 from kssc.estimator import PAPER_SETTING
 from kssc.metrics import clustering_error
-from kssc.neighbours import nearest_neighbors
-from kssc.representation import kssc_coefficients
+from kssc.neighbors import nearest_neighbors
 from kssc.spectral import ncut
+from kssc.spectral.affinity import coefficients_to_sparse, symmetric_affinity
+from kssc.utils._validation import normalize_rows
 
 from .environment import build_mex, find_octave, find_reference
 from .octave import call_octave

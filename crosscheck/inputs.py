@@ -6,7 +6,7 @@ import scipy.sparse as sp
 
 from kssc.datasets import load_hopkins_sequence, make_intersection_data, make_tir
 from kssc.datasets.cached import tir_spectra
-from kssc.neighbours import nearest_neighbors
+from kssc.neighbors import nearest_neighbors
 
 
 def union_of_subspaces(n_subspaces=3, subspace_dim=4, n_per_subspace=40, ambient_dim=30,

@@ -15,7 +15,7 @@ from experiments._checkout import CONF_DIR, REPO_ROOT
 from experiments._io import now, write_csv
 from kssc.baselines.sssc import in_sample_codes
 from kssc.metrics import clustering_error
-from kssc.spectral import _normalized_affinity, ncut, ncut_embedding, top_eigenvectors
+from kssc.spectral._clustering import _normalized_affinity, ncut, ncut_embedding, top_eigenvectors
 
 from .compare import label_agreement, max_abs_dz
 from .currency import crosscheck_config, staleness, write_sidecar

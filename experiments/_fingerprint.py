@@ -25,7 +25,7 @@ MACHINERY = ("__init__.py", "_runner.py", "_config.py", "_trial.py", "_io.py", "
              "conventions.py", "_bootstrap.py")
 # Parts of kssc/ that compute no experiment's results (no experiment imports them; a test
 # checks): the command line, the pictures and the dask pipeline.
-NOT_RESULT_CODE = ("kssc/cli.py", "kssc/_cli", "kssc/__main__.py", "kssc/plot.py",
+NOT_RESULT_CODE = ("kssc/cli/", "kssc/__main__.py", "kssc/plot.py",
                    "kssc/distributed/")
 # The data sets' checksum lists and metadata decide what the loaders return.
 DATA_FILES = ("kssc/datasets/checksums", "kssc/datasets/metadata")

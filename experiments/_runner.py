@@ -19,7 +19,7 @@ from joblib import Parallel, delayed, effective_n_jobs
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
-from kssc.representation import numba_threads
+from kssc.coding.representation import numba_threads
 
 from . import _io
 from ._config import check_config, config_as_dict, data_dir, results_dir_of

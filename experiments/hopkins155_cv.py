@@ -24,7 +24,7 @@ from kssc.datasets import load_hopkins_sequence
 from kssc.datasets.hopkins import hopkins_metadata
 
 from ._bootstrap import bootstrap_mean, bootstrap_paired_difference
-from ._hopkins155 import sequence_tasks
+from ._hopkins_tasks import sequence_tasks
 from ._trial import Experiment, fit_methods
 
 SELECTED = "kssc_cv"

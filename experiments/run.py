@@ -9,17 +9,13 @@ than where and how fast to run) becomes a column of the CSV, so the jobs of a sw
 (`-m methods.kssc.lam=0.05,0.1`) can be concatenated and told apart.
 """
 
-import os
 import sys
 from pathlib import Path
 
 if __package__ in (None, ""):
-    # `python experiments/run.py ...` (the older spelling): run as the module instead, from the
-    # same folder (Hydra's run folder is relative to it), with the checkout importable.
-    root = str(Path(__file__).resolve().parent.parent)
-    path = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
-    os.execve(sys.executable, [sys.executable, "-m", "experiments.run", *sys.argv[1:]],
-              {**os.environ, "PYTHONPATH": path})
+    # `python experiments/run.py ...`: the checkout's root, not experiments/, heads the import
+    # path, as under `python -m experiments.run` from the root.
+    sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
 import hydra
 from hydra.core.hydra_config import HydraConfig

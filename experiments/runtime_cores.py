@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
+from kssc.coding.representation import numba_threads
 from kssc.datasets import make_runtime_data
-from kssc.representation import numba_threads
 
 from ._trial import (
     Experiment,

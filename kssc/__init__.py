@@ -1,16 +1,20 @@
 """k-SSC: sparse subspace clustering by nearest neighbour filtering."""
 
-from ._ann import IVF, NeighborRecallWarning
-from ._memory import NeighborMemoryError
-from ._suitability import UnsuitableSettingWarning
-from ._validation import DegenerateFitWarning
-from .admm import ADMM
 from .auto import AutoKSSC
+from .coding import ADMM
 from .estimator import KSSC
 from .metrics import clustering_error, psnr
-from .neighbours import nearest_neighbors, nearest_neighbours  # noqa: F401 (deprecated alias)
+from .neighbors import (  # noqa: F401 (nearest_neighbours: deprecated alias)
+    IVF,
+    NeighborMemoryError,
+    NeighborRecallWarning,
+    nearest_neighbors,
+    nearest_neighbours,
+)
 from .path import kssc_path
 from .spectral import estimate_n_clusters, ncut, spectral_clustering
+from .utils._suitability import UnsuitableSettingWarning
+from .utils._validation import DegenerateFitWarning
 
 __version__ = "0.1.0"
 

@@ -11,21 +11,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
-from ._exact import rescore
-from ._progress import ProgressMixin
 from ._sparse import row_norms as sparse_row_norms
-from ._validation import (
-    ROW_CHUNK_BYTES,
-    check_n_clusters,
-    normalize_rows,
-    refuse_sparse,
-    warn_degenerate,
-    warn_few_distinct,
-    warn_inexact_integers,
-)
-from ._warnings import warn_caller
-from .affinity import symmetric_affinity
-from .spectral import (
+from .neighbors._exact import rescore
+from .spectral._clustering import (
     ASSIGN_LABELS,
     ISOLATED_FATE,
     choose_n_clusters,
@@ -34,6 +22,18 @@ from .spectral import (
     linked_points,
     spectral_labels,
 )
+from .spectral.affinity import symmetric_affinity
+from .utils._progress import ProgressMixin
+from .utils._validation import (
+    ROW_CHUNK_BYTES,
+    check_n_clusters,
+    normalize_rows,
+    refuse_sparse,
+    warn_degenerate,
+    warn_few_distinct,
+    warn_inexact_integers,
+)
+from .utils._warnings import warn_caller
 
 
 class SelfExpressiveClustering(ProgressMixin, ClusterMixin, BaseEstimator):

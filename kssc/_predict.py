@@ -24,17 +24,17 @@ from threading import Lock
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ._ann import _train
+from .neighbors._ann import _train
 from ._base import unit_rows
-from ._exact import _n_workers, run_threads
-from ._ivf_join import InvertedLists, nearest_lists
-from ._kernels import blocks
-from ._topk import empty_top_k, update_rows
-from ._validation import normalize_rows
-from ._warnings import warn_caller, warn_not_converged
-from .admm import ADMM
-from .candidates import _check_views, merge_candidates, top_components
-from .representation import _n_threads, kssc_coefficients, outlier_gamma
+from .coding._kernels import blocks
+from .coding.admm import ADMM
+from .coding.representation import _n_threads, kssc_coefficients, outlier_gamma
+from .neighbors._exact import _n_workers, run_threads
+from .neighbors._ivf_join import InvertedLists, nearest_lists
+from .neighbors._topk import empty_top_k, update_rows
+from .neighbors.candidates import _check_views, merge_candidates, top_components
+from .utils._validation import normalize_rows
+from .utils._warnings import warn_caller, warn_not_converged
 
 # New points per batch: about this many bytes of their rows (float64), whatever n_features.
 _BATCH_BYTES = 32 * 2**20

@@ -6,8 +6,8 @@ coefficient kernels."""
 import numpy as np
 from numba import prange
 
-from ._kernels import jit, parallel_jit
-from ._topk import _offer, _worse
+from .coding._kernels import jit, parallel_jit
+from .neighbors._topk import _offer, _worse
 
 
 @jit

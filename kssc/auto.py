@@ -34,13 +34,18 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._progress import ProgressMixin
-from ._suitability import UnsuitableSettingWarning, centroid_check, rescaling, warn_centroid_model
-from ._validation import normalize_rows, warn_inexact_integers
-from ._warnings import warn_caller
 from .estimator import KSSC
 from .presets import PRESETS, preset_params
-from .spectral import _normalized_adjacency, top_eigenvectors
+from .spectral._clustering import _normalized_adjacency, top_eigenvectors
+from .utils._progress import ProgressMixin
+from .utils._suitability import (
+    UnsuitableSettingWarning,
+    centroid_check,
+    rescaling,
+    warn_centroid_model,
+)
+from .utils._validation import normalize_rows, warn_inexact_integers
+from .utils._warnings import warn_caller
 
 CRITERIA = {"residual": "min", "eigengap": "max", "silhouette": "max",
             "relative_residual": "min", "common_ncut": "min", "consensus": "max"}

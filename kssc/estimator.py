@@ -7,19 +7,24 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._ann import IVF
 from ._base import SelfExpressiveClustering, lam_max_reason, unit_rows
 from ._predict import predict_labels
 from ._sparse import sparse_candidate_sets, sparse_coefficients
-from ._suitability import warn_unsuitable
-from ._validation import refuse_sparse
-from ._warnings import warn_admm_not_converged, warn_not_converged
-from .admm import ADMM
-from .affinity import AFFINITIES, coefficients_to_sparse, max_normalize_rows, threshold_rows
-from .candidates import candidate_sets, precomputed_candidates
-from .neighbours import METRICS
+from .coding.admm import ADMM
+from .coding.representation import LAM_MODES, SOLVERS, code_residuals, kssc_coefficients
+from .neighbors._ann import IVF
+from .neighbors._search import METRICS
+from .neighbors.candidates import candidate_sets, precomputed_candidates
 from .presets import PAPER_SETTING  # noqa: F401 (kssc.estimator.PAPER_SETTING, as before)
-from .representation import LAM_MODES, SOLVERS, code_residuals, kssc_coefficients
+from .spectral.affinity import (
+    AFFINITIES,
+    coefficients_to_sparse,
+    max_normalize_rows,
+    threshold_rows,
+)
+from .utils._suitability import warn_unsuitable
+from .utils._validation import refuse_sparse
+from .utils._warnings import warn_admm_not_converged, warn_not_converged
 
 # Above this many points `neighbor_algorithm="auto"` switches to the approximate index.
 APPROXIMATE_FROM = 50_000

@@ -12,10 +12,10 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
 from ._base import warn_isolated
-from ._validation import check_n_clusters, warn_degenerate, warn_few_distinct
-from .affinity import symmetric_affinity
+from .utils._validation import check_n_clusters, warn_degenerate, warn_few_distinct
+from .spectral.affinity import symmetric_affinity
 from .estimator import KSSC
-from .spectral import (
+from .spectral._clustering import (
     _DENSE_LIMIT,
     _MULTILEVEL_FROM,
     _check_graph,

@@ -9,7 +9,7 @@ an optional matplotlib ``ax``, draws on it (a new figure when None) and returns 
 import numpy as np
 import scipy.sparse as sp
 
-from .spectral import choose_n_clusters, ncut_embedding
+from .spectral._clustering import choose_n_clusters, ncut_embedding
 
 
 def _axes(ax):

@@ -7,7 +7,7 @@ parameters and a change of KSSC's defaults cannot move a preset. Each one equals
 config its experiment validated (tests/kssc/test_presets.py composes those configs).
 """
 
-from .admm import ADMM
+from .coding.admm import ADMM
 
 PAPER_SETTING = {"lam": 0.1, "lam_mode": "absolute", "solver": "relaxed", "positive": True,
                  "threshold": None, "affinity": "symmetric", "metric": "euclidean",

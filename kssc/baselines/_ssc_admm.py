@@ -1,5 +1,5 @@
 """Elhamifar and Vidal's SSC-ADMM over all points, one shared system (their `admmLasso_mat_func.m`
-and `admmOutlier_mat_func.m`); the model and stopping rule are those of `kssc.admm`.
+and `admmOutlier_mat_func.m`); the model and stopping rule are those of `kssc.coding.admm`.
 
 Rows convention: row i of the returned C codes point i (the transpose of their C). Memory
 is O(N^2), as SSC's.

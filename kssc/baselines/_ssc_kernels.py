@@ -7,7 +7,7 @@ work of a FISTA step, not its products, set SSC's run time.
 import numpy as np
 from numba import prange
 
-from .._kernels import parallel_jit
+from ..coding._kernels import parallel_jit
 
 
 @parallel_jit

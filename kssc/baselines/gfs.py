@@ -27,7 +27,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._base import SelfExpressiveClustering, unit_rows
-from ..affinity import coefficients_to_sparse
+from ..spectral.affinity import coefficients_to_sparse
 from ._omp import omp_all_points
 
 

@@ -22,8 +22,8 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._base import SelfExpressiveClustering, unit_rows
-from .._validation import check_n_neighbors
-from ..affinity import coefficients_to_sparse
+from ..spectral.affinity import coefficients_to_sparse
+from ..utils._validation import check_n_neighbors
 
 _BLOCK_BYTES = 64 * 2**20
 

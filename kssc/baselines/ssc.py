@@ -25,11 +25,11 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._base import SelfExpressiveClustering, lam_max_reason, unit_rows
-from .._validation import normalize_rows
-from .._warnings import warn_admm_not_converged, warn_not_converged
-from ..admm import ADMM
-from ..affinity import AFFINITIES, dense_to_sparse, max_normalize_rows, threshold_rows
-from ..representation import outlier_gamma
+from ..coding.admm import ADMM
+from ..coding.representation import outlier_gamma
+from ..spectral.affinity import AFFINITIES, dense_to_sparse, max_normalize_rows, threshold_rows
+from ..utils._validation import normalize_rows
+from ..utils._warnings import warn_admm_not_converged, warn_not_converged
 from ._ssc_admm import global_scale, ssc_admm
 from ._ssc_solvers import ssc_fista, ssc_ladmpsap
 

@@ -42,7 +42,7 @@ from sklearn.utils._param_validation import Interval
 from threadpoolctl import threadpool_limits
 
 from .._base import SelfExpressiveClustering, lam_max_reason, unit_rows, warn_isolated
-from ..spectral import spectral_clustering
+from ..spectral._clustering import spectral_clustering
 
 
 def in_sample_codes(A, lam, tol=1e-10, max_iter=100_000):

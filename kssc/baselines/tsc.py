@@ -22,9 +22,9 @@ import numpy as np
 from sklearn.utils._param_validation import Interval
 
 from .._base import SelfExpressiveClustering, unit_rows
-from .._validation import check_n_neighbors
-from ..affinity import coefficients_to_sparse
-from ..neighbours import nearest_neighbors
+from ..neighbors._search import nearest_neighbors
+from ..spectral.affinity import coefficients_to_sparse
+from ..utils._validation import check_n_neighbors
 
 
 def tsc_weights(similarities):

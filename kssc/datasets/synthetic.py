@@ -14,7 +14,7 @@ import numbers
 import numpy as np
 from scipy.linalg import cholesky_banded
 
-from .._validation import normalize_rows
+from ..utils._validation import normalize_rows
 
 _COEFFICIENTS = ("uniform", "gaussian")
 

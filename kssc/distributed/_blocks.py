@@ -9,7 +9,7 @@ import operator
 
 import numpy as np
 
-from .._validation import normalize_rows
+from ..utils._validation import normalize_rows
 
 
 class RowBlocks:

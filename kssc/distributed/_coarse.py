@@ -1,4 +1,4 @@
-"""LOBPCG's start on row blocks from a coarse graph: `kssc._multilevel` block by block.
+"""LOBPCG's start on row blocks from a coarse graph: `kssc.spectral._multilevel` block by block.
 
 Each row block aggregates the graph of its own rows (one `_multilevel.aggregate` step on the
 block's diagonal part), so the prolongation Q = D^1/2 A diag(mass)^-1/2 is block diagonal and
@@ -10,8 +10,8 @@ a point) and sends each block its aggregates' rows of the coarse eigenvectors.
 
 import numpy as np
 
-from .. import _multilevel
-from ..spectral import top_eigenvectors
+from ..spectral import _multilevel
+from ..spectral._clustering import top_eigenvectors
 from . import _eigen
 from ._blocks import part
 

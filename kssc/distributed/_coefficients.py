@@ -2,13 +2,13 @@
 
 The neighbour rows a block needs are requested from the blocks that hold them (the second
 shuffle: at most n_b * k rows for a block of n_b points); the block then calls the
-single-machine kernel `kssc.representation.kssc_coefficients` on its own rows followed by
+single-machine kernel `kssc.coding.representation.kssc_coefficients` on its own rows followed by
 the gathered ones, with the neighbour indices re-indexed into that local array.
 """
 
 import numpy as np
 
-from ..representation import kssc_coefficients
+from ..coding.representation import kssc_coefficients
 from ._blocks import RowBlocks, part, split_by_owner, take_rows
 
 

@@ -7,10 +7,11 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from .._validation import check_n_clusters, check_n_neighbors, warn_degenerate
-from .._warnings import warn_caller
 from ..estimator import APPROXIMATE_FROM
-from . import _coefficients, _neighbours, _spectral
+from ..utils._validation import check_n_clusters, check_n_neighbors, warn_degenerate
+from ..utils._warnings import warn_caller
+from . import _coefficients, _spectral
+from . import _neighbors as _neighbours  # the name the stages below use
 from ._blocks import RowBlocks, check_dask_array, part, unit_block
 
 # The least memory_limit a worker may have. A worker process that has run a fit holds about

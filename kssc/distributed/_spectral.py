@@ -3,7 +3,7 @@
 Z's row blocks are transposed by a shuffle of (row, column, |value|) triples to the blocks
 owning the columns, giving W = |Z| + |Z|^T as row blocks. The N-Cut matrix
 P = D^-1/2 (W + 0.5 I) D^-1/2 (entries below 1e-6 dropped, d = row sums + 1, docs/protocol.md
-1.7) is built per block, entry for entry as `kssc.spectral._normalized_affinity` builds it,
+1.7) is built per block, entry for entry as `spectral._clustering._normalized_affinity` builds it,
 with its columns renumbered to the halo of rows the block touches. LOBPCG (`_eigen`) runs
 with its iterate in row blocks on the workers, from the coarse graph's eigenvectors
 (`_coarse`: the single machine's multilevel route, aggregated block by block) to the
@@ -17,10 +17,10 @@ import scipy.sparse as sp
 from scipy.linalg import svd
 from sklearn.exceptions import ConvergenceWarning
 
-from .._multilevel import refine_dtype, with_values
-from .._warnings import warn_caller
-from ..affinity import isolated_points
-from ..spectral import _MULTILEVEL_TOL, scale_entries
+from ..spectral._clustering import MULTILEVEL_TOL, scale_entries
+from ..spectral._multilevel import refine_dtype, with_values
+from ..spectral.affinity import isolated_points
+from ..utils._warnings import warn_caller
 from . import _coarse, _eigen
 from ._blocks import RowBlocks, gather_rows, part
 
@@ -29,7 +29,7 @@ _THRESHOLD = 1e-6
 # LOBPCG on blocks of n_clusters + _GUARDS vectors, one halo exchange between the workers
 # per iteration, to the residual tolerance of the single machine's multilevel route (from a
 # random start at 1e-8 it took about 85 iterations on the scale data).
-_TOL = _MULTILEVEL_TOL
+_TOL = MULTILEVEL_TOL
 _MAX_ITER = 500
 # Extra start vectors (guards): they speed up the wanted vectors' convergence (N = 20,000 of
 # the scale data, 10 clusters: 82 iterations with none, 62 with 4, 55 with 10), for work

@@ -7,7 +7,7 @@ import numba
 import numpy as np
 import pytest
 
-from support import REPO_ROOT
+from experiments._checkout import REPO_ROOT
 
 BENCHMARKS = REPO_ROOT / "benchmarks"
 
@@ -126,8 +126,8 @@ def test_bench_memory_reports_every_step_and_restores_the_package(capsys):
     # A small fit through the traced wrappers: every step prints a line, the outer steps'
     # peaks are at least their inner steps', and the package's functions are put back.
     import kssc._base as base
-    import kssc._multilevel as multilevel
-    import kssc.affinity as affinity
+    import kssc.spectral._multilevel as multilevel
+    import kssc.spectral.affinity as affinity
 
     before = (base.timed, affinity.symmetric_affinity, multilevel.refine)
     _load("bench_memory").main(["--n", "3000"])

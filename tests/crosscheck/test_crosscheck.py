@@ -20,7 +20,7 @@ from crosscheck.inputs import (
     write_inputs,
 )
 from crosscheck.run import main
-from support import REPO_ROOT
+from experiments._checkout import REPO_ROOT
 
 
 def test_inputs_are_unit_points_with_balanced_labels():

@@ -10,9 +10,9 @@ from crosscheck import faces
 from crosscheck.environment import build_mex, find_octave, find_reference, missing_requirements
 from crosscheck.inputs import kdtree_stand_in, union_of_subspaces
 from crosscheck.octave import call_octave
+from experiments._checkout import REPO_ROOT
 from experiments.yale import draw_subjects
 from kssc.baselines import TSC
-from support import REPO_ROOT
 
 
 def test_yale_draws_pivots_one_row_per_trial(tmp_path):

@@ -7,9 +7,9 @@ import pytest
 from crosscheck import currency
 from crosscheck.inputs import INPUTS, SETTINGS, make_input
 from crosscheck.run import Z_METHODS, main, paper_method
+from experiments._checkout import REPO_ROOT
 from kssc.baselines import SSC
 from kssc.metrics import clustering_error
-from support import REPO_ROOT, real_data
 
 
 @pytest.mark.parametrize("name", ["clean", "noisy", "intersecting"])
@@ -43,7 +43,7 @@ def test_noisy_input_is_hard_where_the_clean_one_is_not():
 
 
 @pytest.mark.parametrize("name, data_set", [("tir", "tir"), ("hopkins", "hopkins155")])
-def test_real_inputs_load_through_the_packages_loaders(name, data_set):
+def test_real_inputs_load_through_the_packages_loaders(name, data_set, real_data):
     data_dir = real_data(data_set)
     X, y = make_input(INPUTS[name], seed=0, data_dir=data_dir)
     np.testing.assert_allclose(np.linalg.norm(X, axis=1), 1.0)
@@ -61,7 +61,7 @@ def test_there_are_four_hard_inputs_of_each_kind():
 
 
 def _fake_tree(root):
-    for relpath, text in {"kssc/estimator.py": "A = 1\n", "kssc/cli.py": "B = 1\n",
+    for relpath, text in {"kssc/estimator.py": "A = 1\n", "kssc/cli/_main.py": "B = 1\n",
                           "kssc/datasets/checksums/tir.sha256": "abc  tir.mat\n",
                           "crosscheck/run.py": "C = 1\n", "crosscheck/inputs.py": "",
                           "crosscheck/compare.py": "", "crosscheck/octave.py": "",
@@ -76,16 +76,16 @@ def test_code_digest_follows_the_solvers_and_the_checks_code_only(tmp_path):
     names = {p.relative_to(tmp_path).as_posix() for p in currency.result_sources(tmp_path)}
     assert "kssc/estimator.py" in names and "crosscheck/run.py" in names
     assert "kssc/datasets/checksums/tir.sha256" in names
-    assert "kssc/cli.py" not in names and "crosscheck/dvsn.py" not in names
+    assert "kssc/cli/_main.py" not in names and "crosscheck/dvsn.py" not in names
     first = currency.code_digest(tmp_path)
-    (tmp_path / "kssc/cli.py").write_text("B = 2\n")          # no result code
+    (tmp_path / "kssc/cli/_main.py").write_text("B = 2\n")          # no result code
     (tmp_path / "crosscheck/dvsn.py").write_text("D = 2\n")   # a gap study, not the table
     assert currency.code_digest(tmp_path) == first
     (tmp_path / "kssc/estimator.py").write_text("A = 2\n")    # a solver changes
     assert currency.code_digest(tmp_path) != first
     # The real tree's sources include the package's solvers.
     real = {p.relative_to(REPO_ROOT).as_posix() for p in currency.result_sources()}
-    assert {"kssc/fista.py", "kssc/baselines/gfs.py", "crosscheck/compare.py",
+    assert {"kssc/coding/fista.py", "kssc/baselines/gfs.py", "crosscheck/compare.py",
             "conf/method/gfs.yaml", "conf/method/kssc_exact.yaml"} <= real
 
 

@@ -16,10 +16,10 @@ from hydra import compose, initialize_config_dir
 from sklearn.cluster import KMeans
 
 from experiments import _config, _fingerprint, _io, _runner, _trial, plot, report
+from experiments._checkout import CONF_DIR, REPO_ROOT
 from experiments.publish import feeds
 from experiments.run import run
 from kssc.datasets import get_data_dir
-from support import CONF_DIR, REPO_ROOT
 
 DATA_DIR = get_data_dir()
 EXPERIMENTS = _config.experiment_names()

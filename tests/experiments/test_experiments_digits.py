@@ -10,9 +10,9 @@ from hydra import compose, initialize_config_dir
 from sklearn.metrics import adjusted_rand_score
 
 from experiments import _runner, report
+from experiments._checkout import CONF_DIR
 from experiments.digits import SCORES
 from experiments.publish import feeds
-from support import CONF_DIR
 
 
 @pytest.fixture(scope="module")

@@ -12,9 +12,9 @@ from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
 from experiments import _fingerprint, _runner, plot, report, scale, suite
+from experiments._checkout import CONF_DIR, REPO_ROOT
 from experiments.publish import feeds
 from kssc.datasets import make_union_of_subspaces
-from support import CONF_DIR, REPO_ROOT
 
 STAGE_COLUMNS = [f"time_{stage}_s" for stage in scale.STAGES]
 RSS_COLUMNS = [f"rss_{stage}_gib" for stage in scale.STAGES] + ["rss_peak_gib"]

@@ -14,11 +14,11 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from experiments import _config, _runner
+from experiments._checkout import CONF_DIR
 from experiments.hopkins155_cv import hopkins_folds, select_out_of_fold, video_of
 from experiments.yale_grouped import choose_setting, subject_combinations
 from kssc.datasets import get_data_dir, list_hopkins_sequences
 from kssc.datasets.hopkins import hopkins_metadata
-from support import CONF_DIR
 
 needs_data = pytest.mark.skipif(
     "KSSC_DATA_DIR" not in os.environ and not (get_data_dir() / "hopkins155").exists(),

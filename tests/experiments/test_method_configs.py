@@ -7,7 +7,7 @@ import pytest
 from hydra.utils import get_class, instantiate
 from omegaconf import OmegaConf
 
-from support import CONF_DIR
+from experiments._checkout import CONF_DIR
 
 METHODS = sorted((CONF_DIR / "method").glob("*.yaml"))
 # Set per trial by the runner, or not affecting the result.

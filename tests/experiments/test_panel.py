@@ -9,14 +9,14 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from experiments import _fingerprint, panel
+from experiments._checkout import CONF_DIR
 from experiments._trial import method_seed
 from experiments.run import run
 from kssc.auto import CRITERIA, SUBSPACE_CRITERIA, AutoKSSC
-from support import CONF_DIR, real_data
 
 
 @pytest.mark.e2e
-def test_smoke_run(tmp_path):
+def test_smoke_run(tmp_path, real_data):
     for name in ("yaleb", "hopkins155", "tir"):
         real_data(name)
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):

@@ -7,7 +7,7 @@ import ast
 from test_experiments import TOY, toy_config
 
 from experiments import _config, _runner
-from support import REPO_ROOT
+from experiments._checkout import REPO_ROOT
 
 EXPERIMENTS_DIR = REPO_ROOT / "experiments"
 

@@ -9,7 +9,7 @@ from sklearn.linear_model import ElasticNet, Lasso
 
 from kssc import ADMM, KSSC, clustering_error
 from kssc.baselines import SSC
-from kssc.representation import kssc_coefficients
+from kssc.coding.representation import kssc_coefficients
 
 TIGHT = ADMM(stopping="each", tol=1e-13, max_iter=100_000)
 
@@ -109,7 +109,7 @@ def test_their_stopping_rule_is_the_same_over_any_chunking(outlier):
 
 
 def _lock_step_lasso(X, indices, mu1, mu2, tol, max_iter):
-    """Every point's lasso ADMM of kssc.admm (no affine or outlier term), all points one
+    """Every point's lasso ADMM of kssc.coding.admm (no affine or outlier term), all points one
     iteration at a time, stopped at the first iteration where every change is <= tol."""
     A = X[indices]  # (n, k, D)
     n, k = indices.shape
@@ -133,7 +133,7 @@ def _lock_step_lasso(X, indices, mu1, mu2, tol, max_iter):
 def test_their_stopping_rule_stops_inside_a_stretch_as_in_lock_step():
     # The kernel runs every point through stretches of iterations in turn; where the chunks'
     # common stop falls inside a stretch, it must end there as the lock step does.
-    from kssc.representation import _ADMM_SEGMENT
+    from kssc.coding.representation import _ADMM_SEGMENT
 
     X, indices = _problem(n=60, seed=8)
     lam, lam_rows = 0.5, np.linspace(0.2, 0.6, 60)

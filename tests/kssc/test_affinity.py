@@ -1,4 +1,5 @@
-"""kssc.affinity: Z from coefficients, W from Z, and the one definition of an isolated point."""
+"""kssc.spectral.affinity: Z from coefficients, W from Z, and the one definition of an isolated
+point."""
 
 import importlib.util
 import warnings
@@ -9,7 +10,7 @@ import scipy.sparse as sp
 
 from kssc import DegenerateFitWarning
 from kssc._base import SelfExpressiveClustering
-from kssc.affinity import (
+from kssc.spectral.affinity import (
     ISOLATION_THRESHOLD,
     coefficients_to_sparse,
     isolated_points,

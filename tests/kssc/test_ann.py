@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from kssc import IVF, KSSC, NeighborRecallWarning
-from kssc import _ann as ann
-from kssc._ann import approximate_search, neighbor_recall
-from kssc.neighbours import nearest_neighbors
+from kssc.neighbors import _ann as ann
+from kssc.neighbors import nearest_neighbors
+from kssc.neighbors._ann import approximate_search, neighbor_recall
 
 
 def _clustered(n=3000, dim=32, n_subspaces=6, sub_dim=4, seed=0):
@@ -184,7 +184,7 @@ def test_l2_has_no_approximate_search():
 def test_self_join_keeps_the_exact_best_among_the_probed_lists(metric):
     # Every row's k found are the k most similar other points among the points of its
     # n_probe lists (brute force over the same candidates), also with duplicates.
-    from kssc import _ivf_join
+    from kssc.neighbors import _ivf_join
 
     X = _clustered(n=900, seed=6).astype(np.float32)
     X[100:110] = X[0]
@@ -207,7 +207,7 @@ def test_self_join_keeps_the_exact_best_among_the_probed_lists(metric):
 def test_self_join_gives_the_same_neighbours_whatever_its_row_chunks(monkeypatch):
     # The join's rows are processed in chunks of bounded (row, list) pairs: a row's lists are
     # visited in the same order whatever the chunks, so tiny chunks give the same result.
-    from kssc import _ivf_join
+    from kssc.neighbors import _ivf_join
 
     X = _clustered(n=900, seed=7).astype(np.float32)
     rng = np.random.RandomState(0)

@@ -240,7 +240,7 @@ def test_the_experiments_automatic_choice_is_autokssc_with_its_defaults():
     # which the panel chose (docs/presets.md).
     from omegaconf import OmegaConf
 
-    from support import CONF_DIR
+    from experiments._checkout import CONF_DIR
 
     conf = OmegaConf.to_container(OmegaConf.load(CONF_DIR / "method" / "kssc_auto.yaml"))
     assert conf.pop("_target_") == "kssc.AutoKSSC"
@@ -327,7 +327,7 @@ def test_a_union_of_subspaces_raises_no_centroid_warning():
 
 
 def test_centroid_silhouette_by_hand():
-    from kssc._suitability import centroid_silhouette
+    from kssc.utils._suitability import centroid_silhouette
 
     # Two pairs at distance 2 apart on a line; left out, a point's own centroid is its
     # partner (distance 1), the other pair's centroid at 1.5 and 3.5 squared distances away.

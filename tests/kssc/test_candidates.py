@@ -1,4 +1,4 @@
-"""Candidate sets (kssc.candidates) and the thrC / max-normalisation post-processing."""
+"""Candidate sets (kssc.neighbors.candidates) and the thrC / max-normalisation post-processing."""
 
 import numpy as np
 import pytest
@@ -6,9 +6,9 @@ import scipy.sparse as sp
 from sklearn.neighbors import NearestNeighbors
 
 from kssc import KSSC
-from kssc import candidates as cand
-from kssc.affinity import max_normalize_rows, threshold_rows
-from kssc.neighbours import nearest_neighbors
+from kssc.neighbors import candidates as cand
+from kssc.neighbors import nearest_neighbors
+from kssc.spectral.affinity import max_normalize_rows, threshold_rows
 
 
 def l2_neighbours(X, k):

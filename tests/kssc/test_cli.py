@@ -10,6 +10,7 @@ import pytest
 import scipy.sparse as sp
 
 from kssc import KSSC, AutoKSSC, clustering_error
+from kssc.baselines import BASELINES
 from kssc.cli import main
 from kssc.presets import PRESETS, preset_params
 
@@ -92,7 +93,7 @@ def test_csv_gives_the_labels_of_npy(points, tmp_path, header):
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-@pytest.mark.parametrize("method", ["ssc", "gfs", "gsc", "sssc", "tsc"])
+@pytest.mark.parametrize("method", list(BASELINES))
 def test_baseline_methods(points, tmp_path, method):
     path, _, y = points
     out = tmp_path / "labels.csv"

@@ -11,7 +11,7 @@ import os
 import numpy as np
 import pytest
 
-import kssc._cli_output
+import kssc.cli._output
 from kssc import KSSC
 from kssc.cli import main
 
@@ -184,7 +184,7 @@ def test_unwritable_output_exits_2_before_the_fit(points, tmp_path, capsys, monk
     def denied(*args, **kwargs):  # what a read-only folder does to a user who is not root
         raise PermissionError(errno.EACCES, "Permission denied")
 
-    monkeypatch.setattr(kssc._cli_output.tempfile, "mkstemp", denied)
+    monkeypatch.setattr(kssc.cli._output.tempfile, "mkstemp", denied)
     monkeypatch.setattr(KSSC, "fit", lambda *a: pytest.fail("fitted"))
     err = _fails(["cluster", points, "-k", 2, "-o", tmp_path / "labels.csv"], capsys)
     assert f"--output {tmp_path / 'labels.csv'}: cannot write in {tmp_path} " \
@@ -205,7 +205,7 @@ def test_full_disk_leaves_no_output_and_the_old_one_intact(points, tmp_path, cap
             raise OSError(errno.ENOSPC, "No space left on device")
         real_fsync(descriptor)
 
-    monkeypatch.setattr(kssc._cli_output.os, "fsync", full_disk)
+    monkeypatch.setattr(kssc.cli._output.os, "fsync", full_disk)
     err = _fails(["cluster", points, "-k", 2, "-o", labels, "--save-z", z], capsys)
     named = labels if failing == "labels" else z
     assert f"{named}: cannot write it (No space left on device); no output was written" in err

@@ -8,7 +8,7 @@ import pandas as pd
 from sklearn.datasets import load_digits
 from sklearn.preprocessing import StandardScaler
 
-from kssc._warnings import one_line_warnings
+from kssc.utils._warnings import one_line_warnings
 from kssc.cli import main
 
 # The lines `kssc cluster` promises: what it read, the first run's compile notice, the result.

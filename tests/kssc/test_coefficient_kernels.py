@@ -7,8 +7,8 @@ from scipy.optimize import minimize
 from sklearn.linear_model import ElasticNet, Lasso
 
 from kssc import ADMM
-from kssc.ladmpsap import solve_exact_ladmpsap
-from kssc.representation import code_residuals, kssc_coefficients
+from kssc.coding.ladmpsap import solve_exact_ladmpsap
+from kssc.coding.representation import code_residuals, kssc_coefficients
 
 
 def _problem(n=30, d=12, k=8, seed=0):

@@ -3,6 +3,7 @@ overflowing norms, duplicated points, disconnected graphs, fewer clusters than a
 the eigen-gap estimate of n_clusters=None."""
 
 import warnings
+from functools import partial
 
 import numpy as np
 import pytest
@@ -11,24 +12,18 @@ from scipy.linalg import eigh
 from scipy.sparse.csgraph import laplacian
 
 from kssc import KSSC
-from kssc._validation import DegenerateFitWarning, normalize_rows
-from kssc.baselines import GFS, GSC, SSC, SSSC, TSC
+from kssc.baselines import BASELINES, GFS, GSC, SSC, SSSC
 from kssc.datasets.synthetic import make_subspaces
 from kssc.metrics import clustering_error
-from kssc.spectral import (
+from kssc.spectral._clustering import (
     _normalized_adjacency,
     estimate_n_clusters,
     spectral_clustering,
 )
+from kssc.utils._validation import DegenerateFitWarning, normalize_rows
 
-ESTIMATORS = {
-    "KSSC": lambda **kw: KSSC(n_neighbors=5, **kw),
-    "SSC": lambda **kw: SSC(**kw),
-    "GFS": lambda **kw: GFS(k_max=3, **kw),
-    "GSC": lambda **kw: GSC(n_neighbors=5, **kw),
-    "TSC": lambda **kw: TSC(n_neighbors=5, **kw),
-    "SSSC": lambda **kw: SSSC(n_in_sample=10, **kw),
-}
+ESTIMATORS = {"KSSC": partial(KSSC, n_neighbors=5),
+              **{cls.__name__: partial(cls, **small) for cls, small in BASELINES.values()}}
 
 
 def _subspaces(seed=0, n_per_subspace=20):
@@ -244,7 +239,7 @@ def test_enough_distinct_points_give_no_duplicate_warning(name):
 
 def test_distinct_count_reads_past_the_first_chunk(monkeypatch):
     # A chunk of one row at a time: the count must still cover every chunk.
-    from kssc import _validation
+    from kssc.utils import _validation
 
     monkeypatch.setattr(_validation, "ROW_CHUNK_BYTES", 1)
     X = np.repeat(np.eye(3), 4, axis=0)

@@ -7,16 +7,17 @@ from scipy.linalg import eigh
 from scipy.sparse.linalg import eigsh, lobpcg
 from sklearn.exceptions import ConvergenceWarning
 
-from kssc import _multilevel, clustering_error, spectral
-from kssc.spectral import _normalized_affinity, discretize, top_eigenvectors
-from support import block_graph
+from kssc import clustering_error
+from kssc.spectral import _clustering as spectral
+from kssc.spectral import _multilevel
+from kssc.spectral._clustering import _normalized_affinity, discretize, top_eigenvectors
 
 
 def _cosines(a, b):
     return np.linalg.svd(a.T @ b, compute_uv=False)
 
 
-def test_aggregation_partitions_the_points_and_keeps_enough_aggregates():
+def test_aggregation_partitions_the_points_and_keeps_enough_aggregates(block_graph):
     W, _ = block_graph(4, 300)
     P, _ = _normalized_affinity(W)
     members, n_coarse = _multilevel.aggregation(P, 2, coarse_size=50)
@@ -41,7 +42,8 @@ def test_aggregates_of_a_graph_are_its_connected_pieces_and_ignore_the_diagonal(
 
 
 @pytest.mark.parametrize("entries", [1, 7, 2**22])
-def test_restrict_equals_the_galerkin_product_whatever_the_chunks(monkeypatch, entries):
+def test_restrict_equals_the_galerkin_product_whatever_the_chunks(monkeypatch, entries,
+                                                                 block_graph):
     monkeypatch.setattr(_multilevel, "_RESTRICT_ENTRIES", entries)
     W, _ = block_graph(3, 200, seed=5)
     P, degrees = _normalized_affinity(W)
@@ -53,7 +55,7 @@ def test_restrict_equals_the_galerkin_product_whatever_the_chunks(monkeypatch, e
                                reference, rtol=1e-12, atol=1e-15)
 
 
-def test_restrict_of_row_blocks_with_renumbered_columns_sums_to_the_whole():
+def test_restrict_of_row_blocks_with_renumbered_columns_sums_to_the_whole(block_graph):
     """A row block whose columns are renumbered to the points it touches (the distributed
     fit's blocks) restricts, with its columns' members and weights, to its share of Q^T P Q."""
     W, _ = block_graph(3, 200, seed=6)
@@ -72,7 +74,7 @@ def test_restrict_of_row_blocks_with_renumbered_columns_sums_to_the_whole():
                                rtol=1e-12, atol=1e-15)
 
 
-def test_coarse_start_is_orthonormal_and_near_the_eigenvectors():
+def test_coarse_start_is_orthonormal_and_near_the_eigenvectors(block_graph):
     W, _ = block_graph(4, 300, seed=1)
     P, degrees = _normalized_affinity(W)
     start = _multilevel.coarse_start(P, degrees, 4,
@@ -84,7 +86,7 @@ def test_coarse_start_is_orthonormal_and_near_the_eigenvectors():
     np.testing.assert_allclose(_cosines(reference, refined), 1.0, atol=1e-8)
 
 
-def test_multilevel_agrees_with_scipy_eigsh_and_arpack_labels(monkeypatch):
+def test_multilevel_agrees_with_scipy_eigsh_and_arpack_labels(monkeypatch, block_graph):
     monkeypatch.setattr(_multilevel, "COARSE_SIZE", 1000)
     W, truth = block_graph(10, 600, seed=2)
     P, degrees = _normalized_affinity(W)
@@ -103,7 +105,7 @@ def test_multilevel_agrees_with_scipy_eigsh_and_arpack_labels(monkeypatch):
     assert clustering_error(truth[linked], labels[1]) < 1
 
 
-def test_auto_is_arpack_up_to_the_threshold_and_multilevel_above(monkeypatch):
+def test_auto_is_arpack_up_to_the_threshold_and_multilevel_above(monkeypatch, block_graph):
     W, _ = block_graph(3, 400, seed=3)
     P, _ = _normalized_affinity(W)
     for solver in ("arpack", "multilevel"):
@@ -114,7 +116,7 @@ def test_auto_is_arpack_up_to_the_threshold_and_multilevel_above(monkeypatch):
         np.testing.assert_array_equal(auto[1], chosen[1])
 
 
-def test_refinement_warns_when_it_stops_short_of_its_tolerance():
+def test_refinement_warns_when_it_stops_short_of_its_tolerance(block_graph):
     W, _ = block_graph(3, 300, seed=4)
     P, _ = _normalized_affinity(W)
     start = np.random.default_rng(0).standard_normal((P.shape[0], 3))
@@ -122,7 +124,8 @@ def test_refinement_warns_when_it_stops_short_of_its_tolerance():
         _multilevel.refine(P, start, tol=1e-12, max_iter=1)
 
 
-def test_refinement_at_a_loose_tolerance_iterates_in_float32_and_keeps_the_labels(monkeypatch):
+def test_refinement_at_a_loose_tolerance_iterates_in_float32_and_keeps_the_labels(
+        monkeypatch, block_graph):
     W, truth = block_graph(6, 400, seed=6)
     P, degrees = _normalized_affinity(W)
     reference = eigh(P.toarray(), subset_by_index=[P.shape[0] - 6, P.shape[0] - 1])[1]
@@ -142,7 +145,7 @@ def test_refinement_at_a_loose_tolerance_iterates_in_float32_and_keeps_the_label
 
 
 def test_ncut_embedding_hands_the_multilevel_route_float32_values_and_keeps_the_labels(
-        monkeypatch):
+        monkeypatch, block_graph):
     W, truth = block_graph(5, 500, seed=7)
     reference = spectral.ncut_embedding(W, 5, random_state=0)  # ARPACK, float64
     monkeypatch.setattr(spectral, "_MULTILEVEL_FROM", 100)

@@ -5,8 +5,7 @@ import pytest
 from sklearn.neighbors import NearestNeighbors
 
 from kssc import IVF as _IVF
-from kssc import _exact
-from kssc.neighbours import nearest_neighbors
+from kssc.neighbors import _exact, nearest_neighbors
 
 
 def _brute_force(X, k, metric):
@@ -150,11 +149,12 @@ def _no_search(*args, **kwargs):
 def test_memory_check_raises_before_any_work(monkeypatch, algorithm):
     # With a small available-memory figure the search stops first, with what it needs,
     # what is available and what to change; neither search kernel is entered.
-    import kssc._memory
-    from kssc import KSSC, neighbours
-    from kssc._memory import NeighborMemoryError
+    import kssc.neighbors._memory
+    from kssc import KSSC
+    from kssc.neighbors import _search as neighbours
+    from kssc.neighbors._memory import NeighborMemoryError
 
-    monkeypatch.setattr(kssc._memory, "available_memory", lambda: 2**20)
+    monkeypatch.setattr(kssc.neighbors._memory, "available_memory", lambda: 2**20)
     monkeypatch.setattr(neighbours, "exact_search", _no_search)
     monkeypatch.setattr(neighbours, "approximate_search", _no_search)
     X = np.random.default_rng(0).standard_normal((500, 8))
@@ -166,18 +166,19 @@ def test_memory_check_raises_before_any_work(monkeypatch, algorithm):
 
 
 def test_memory_check_passes_with_enough_memory(monkeypatch):
-    import kssc._memory
-    from kssc.neighbours import check_search_memory
+    import kssc.neighbors._memory
+    from kssc.neighbors._search import check_search_memory
 
-    monkeypatch.setattr(kssc._memory, "available_memory", lambda: 2**40)
+    monkeypatch.setattr(kssc.neighbors._memory, "available_memory", lambda: 2**40)
     check_search_memory((10**6, 64), np.float32, 20, "euclidean", "exact")
-    monkeypatch.setattr(kssc._memory, "available_memory", lambda: None)  # unknown: no check
+    # unknown: no check
+    monkeypatch.setattr(kssc.neighbors._memory, "available_memory", lambda: None)
     check_search_memory((10**9, 64), np.float64, 20, "euclidean", "exact")
 
 
 def test_memory_estimate_grows_with_the_data_it_copies():
-    from kssc._ann import memory_bytes as approximate_memory
-    from kssc._exact import memory_bytes as exact_memory
+    from kssc.neighbors._ann import memory_bytes as approximate_memory
+    from kssc.neighbors._exact import memory_bytes as exact_memory
 
     for estimate in (exact_memory, approximate_memory):
         small, wide = estimate(10**5, 64, 20), estimate(10**5, 6400, 20)
@@ -186,10 +187,10 @@ def test_memory_estimate_grows_with_the_data_it_copies():
 
 
 def test_verbose_fit_shows_neighbour_search_progress(capsys, monkeypatch):
-    import kssc._progress
+    import kssc.utils._progress
     from kssc import KSSC
 
-    monkeypatch.setattr(kssc._progress, "tqdm", None)
+    monkeypatch.setattr(kssc.utils._progress, "tqdm", None)
     X = np.random.default_rng(1).standard_normal((400, 6))
     KSSC(2, n_neighbors=5, neighbor_algorithm="exact", verbose=1, random_state=0).fit(X)
     monkeypatch.setattr(_exact, "_BLOCK_BYTES", 8 * 100**2)  # 100-row blocks: 10 pairs
@@ -207,7 +208,7 @@ def test_verbose_approximate_search_reports_its_lists(capsys):
     X = np.random.default_rng(2).standard_normal((600, 6))
     KSSC(2, n_neighbors=5, neighbor_algorithm=IVF(nlist=6, nprobe=2, recall_sample=50),
          verbose=1, random_state=0).fit(X)
-    from kssc._exact import _n_workers
+    from kssc.neighbors._exact import _n_workers
 
     total = 2 * _n_workers(600) * 6  # two passes, each worker thread over the 6 lists
     err = capsys.readouterr().err
@@ -221,8 +222,8 @@ def test_approximate_buffers_follow_a_byte_budget_for_wide_data(monkeypatch):
     # k-means sample, 80 rows, is the largest part).
     import tracemalloc
 
-    from kssc import _ivf_join
-    from kssc._ann import approximate_search
+    from kssc.neighbors import _ivf_join
+    from kssc.neighbors._ann import approximate_search
 
     monkeypatch.setattr(_ivf_join, "_JOIN_BYTES", 2**20)
     monkeypatch.setattr(_ivf_join, "_KMEANS_BYTES", 2**20)

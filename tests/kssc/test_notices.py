@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from kssc import KSSC, _kernels
+from kssc import KSSC
 from kssc.baselines import SSC, SSSC
+from kssc.coding import _kernels
 from kssc.datasets import make_subspaces
 
 
@@ -40,7 +41,7 @@ def test_compile_notice_once_per_process_and_only_when_not_cached(monkeypatch, c
 def test_no_notice_when_the_kernels_are_cached(monkeypatch, capsys):
     X, _, _ = make_subspaces(2, 2, 20, 10, random_state=0)
     KSSC(2, n_neighbors=5, random_state=0).fit(X)  # compiled (and cached) by now
-    from kssc import _point_kernels
+    from kssc.coding import _point_kernels
 
     assert _kernels.is_cached(_point_kernels.solve_blocks)
     monkeypatch.setattr(_kernels, "_compile_noticed", False)
@@ -52,9 +53,9 @@ def test_an_empty_numba_cache_reads_as_not_cached(tmp_path):
     import subprocess
     import sys
 
-    from support import REPO_ROOT
+    from experiments._checkout import REPO_ROOT
 
-    code = ("from kssc import _kernels, _point_kernels as k; "
+    code = ("from kssc.coding import _kernels, _point_kernels as k; "
             "print(_kernels.is_cached(k.solve_blocks))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             cwd=REPO_ROOT, env={"NUMBA_CACHE_DIR": str(tmp_path),

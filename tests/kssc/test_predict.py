@@ -15,7 +15,7 @@ from kssc._predict import (
     query_index,
     residual_labels,
 )
-from kssc.representation import penalty
+from kssc.coding.representation import penalty
 
 
 def union(n_subspaces=4, dim=3, n_per=60, ambient=30, seed=0):
@@ -95,7 +95,7 @@ def test_zero_new_point_is_named():
 @pytest.mark.parametrize("metric", ["euclidean", "abs_cosine", "l2"])
 def test_query_candidates_match_the_search_of_the_fit(metric):
     # A new point's neighbours among training points = its neighbours in the union,
-    # found by kssc.neighbours, once the other new points are dropped.
+    # found by kssc.neighbors, once the other new points are dropped.
     rng = np.random.default_rng(1)
     X = rng.standard_normal((300, 8))
     if metric != "l2":

@@ -12,10 +12,10 @@ from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from experiments._checkout import CONF_DIR
 from kssc import KSSC, clustering_error
 from kssc.datasets import make_subspaces
 from kssc.presets import PAPER_SETTING, PRESETS, preset_params
-from support import CONF_DIR
 
 # preset -> (experiment, method) whose composed config it must equal.
 VALIDATED = {"generic": ("yale_grouped", "kssc_generic"), "paper": ("hopkins", "kssc"),

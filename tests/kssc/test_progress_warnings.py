@@ -7,9 +7,9 @@ import pytest
 from joblib import parallel_config
 from sklearn.exceptions import ConvergenceWarning
 
-import kssc._progress
+import kssc.utils._progress
 from kssc import KSSC, DegenerateFitWarning
-from kssc.baselines import GFS, GSC, SSC, SSSC, TSC
+from kssc.baselines import BASELINES, SSC
 
 
 def _data(n=60, d=6, seed=0):
@@ -22,7 +22,7 @@ def test_quiet_by_default(capsys):
 
 
 def test_plain_lines_without_tqdm(capsys, monkeypatch):
-    monkeypatch.setattr(kssc._progress, "tqdm", None)
+    monkeypatch.setattr(kssc.utils._progress, "tqdm", None)
     KSSC(n_clusters=2, n_neighbors=5, chunk_size=10, verbose=1, random_state=0).fit(_data())
     lines = capsys.readouterr().err.splitlines()
     # 60 points in chunks of 10: six chunks, the last report says all six are solved.
@@ -54,7 +54,8 @@ def test_verbose_does_not_change_the_fit(capsys):
                                loud.representation_matrix_.toarray())
 
 
-@pytest.mark.parametrize("estimator", [SSC, GFS, GSC, SSSC, TSC], ids=lambda c: c.__name__)
+@pytest.mark.parametrize("estimator", [cls for cls, _ in BASELINES.values()],
+                         ids=lambda c: c.__name__)
 def test_baselines_report_their_stages(estimator, capsys):
     estimator(n_clusters=2, verbose=1, random_state=0).fit(_data(n=30))
     err = capsys.readouterr().err

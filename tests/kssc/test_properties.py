@@ -16,10 +16,10 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from kssc import KSSC
-from kssc._validation import DegenerateFitWarning
-from kssc.affinity import isolated_points
 from kssc.baselines import GFS, GSC, SSC, SSSC, TSC
 from kssc.spectral import spectral_clustering
+from kssc.spectral.affinity import isolated_points
+from kssc.utils._validation import DegenerateFitWarning
 
 SCALES = [1e-300, 1e-160, 1e-20, 1.0, 1e20, 1e160, 1e300]
 LAMS = [0.05, 0.5, 0.99, 1.0, 1.01, 3.0]

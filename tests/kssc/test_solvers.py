@@ -3,8 +3,8 @@ import pytest
 from sklearn.linear_model import Lasso
 
 from kssc.baselines._batch import ProblemBatch
-from kssc.fista import solve_lasso_fista
-from kssc.ladmpsap import solve_exact_ladmpsap
+from kssc.coding.fista import solve_lasso_fista
+from kssc.coding.ladmpsap import solve_exact_ladmpsap
 
 
 def _problems(n=12, k=15, d=40, seed=0):

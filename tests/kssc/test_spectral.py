@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from kssc import DegenerateFitWarning, spectral
+from kssc import DegenerateFitWarning
 from kssc.metrics import clustering_error
+from kssc.spectral import _clustering as spectral
 from kssc.spectral import estimate_n_clusters, spectral_clustering
 
 

@@ -1,4 +1,4 @@
-"""kssc._suitability: the standardised-data warning fires once on standardised data, the
+"""kssc.utils._suitability: the standardised-data warning fires once on standardised data, the
 mixed-units warning on features in different units, the scale warning on data far from scale
 1 coded as given, and none on data as measured; every preprocessing warning ends with the
 one rule."""
@@ -11,7 +11,7 @@ from sklearn.datasets import load_breast_cancer, load_digits, load_wine
 from sklearn.preprocessing import StandardScaler
 
 from kssc import KSSC, UnsuitableSettingWarning
-from kssc._suitability import PREPROCESSING_RULE, effective_features
+from kssc.utils._suitability import PREPROCESSING_RULE, effective_features
 from kssc.datasets import make_subspaces
 from kssc.presets import preset_params
 

@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from kssc import representation, spectral
-from kssc.admm import ADMM
-from kssc.representation import kssc_coefficients
-from kssc.spectral import _normalized_affinity, top_eigenvectors
+from kssc.coding import representation
+from kssc.coding.admm import ADMM
+from kssc.coding.representation import kssc_coefficients
+from kssc.spectral import _clustering as spectral
+from kssc.spectral._clustering import _normalized_affinity, top_eigenvectors
 
 
 def _blas_threads():

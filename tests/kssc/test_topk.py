@@ -1,9 +1,10 @@
-"""kssc._topk: the running top-k against a brute-force sort, whatever the blocks' order."""
+"""kssc.neighbors._topk: the running top-k against a brute-force sort, whatever the blocks'
+order."""
 
 import numpy as np
 import pytest
 
-from kssc import _topk
+from kssc.neighbors import _topk
 
 
 def _best(S, k, skip):

@@ -1,4 +1,4 @@
-"""kssc._validation's integer checks: scikit-learn's check_scalar, then the data-dependent
+"""kssc.utils._validation's integer checks: scikit-learn's check_scalar, then the data-dependent
 bound; integer data that float64 rounds."""
 
 import warnings
@@ -8,7 +8,7 @@ import pytest
 from sklearn.exceptions import DataConversionWarning
 
 from kssc import KSSC
-from kssc._validation import check_n_clusters, check_n_neighbors, warn_inexact_integers
+from kssc.utils._validation import check_n_clusters, check_n_neighbors, warn_inexact_integers
 from kssc.datasets import make_subspaces
 
 

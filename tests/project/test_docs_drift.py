@@ -24,7 +24,7 @@ import tokenize
 import numpy as np
 import pytest
 
-from support import REPO_ROOT
+from experiments._checkout import REPO_ROOT
 
 ARCHITECTURE = REPO_ROOT / "docs" / "architecture.md"
 PROTOCOL = REPO_ROOT / "docs" / "protocol.md"
@@ -127,20 +127,20 @@ def _tiny_call(name):
     X = rng.standard_normal((12, 4))
     X /= np.linalg.norm(X, axis=1, keepdims=True)
     if name == "nearest_neighbors":
-        from kssc.neighbours import nearest_neighbors
+        from kssc.neighbors import nearest_neighbors
         return nearest_neighbors(X, 3)
     if name == "exact_search":
-        from kssc._exact import exact_search
+        from kssc.neighbors._exact import exact_search
         return exact_search(X, 3)
     if name == "normalize_rows":
-        from kssc._validation import normalize_rows
+        from kssc.utils._validation import normalize_rows
         return normalize_rows(X)
     if name == "kssc_coefficients":
-        from kssc.representation import kssc_coefficients
+        from kssc.coding.representation import kssc_coefficients
         neighbours = np.array([np.roll(np.arange(12), -s)[1:4] for s in range(12)])
         return kssc_coefficients(X, neighbours, 0.1)
     if name == "solve_lasso_fista":
-        from kssc.fista import solve_lasso_fista
+        from kssc.coding.fista import solve_lasso_fista
         A = rng.standard_normal((2, 3, 4))
         x = rng.standard_normal((2, 4))
         gram = A @ A.transpose(0, 2, 1)

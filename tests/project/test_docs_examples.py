@@ -10,8 +10,8 @@ import warnings
 
 import pytest
 
+from experiments._checkout import REPO_ROOT
 from kssc.datasets import get_data_dir, list_yaleb_images
-from support import REPO_ROOT
 
 EXAMPLES = sorted(path.name for path in (REPO_ROOT / "examples").glob("*.py"))
 

@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 
-from support import REPO_ROOT
+from experiments._checkout import REPO_ROOT
 
 PACKAGES = ("kssc", "kssc.datasets", "kssc.baselines")
 

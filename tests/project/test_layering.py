@@ -1,13 +1,14 @@
 """The layering contract (pyproject.toml's [tool.importlinter]) holds: the library imports no
 experiment or cross-check code, and no package has an import cycle among its modules."""
 
+import ast
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from support import REPO_ROOT
+from experiments._checkout import REPO_ROOT
 
 
 def test_import_contracts_are_kept():
@@ -17,3 +18,20 @@ def test_import_contracts_are_kept():
                             env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     assert "0 broken" in result.stdout
+
+
+def test_the_distributed_code_imports_no_private_name_of_the_library():
+    # It runs the library's stages with their public defaults (kssc.neighbors._ann's
+    # LISTS_PER_SQRT_N, FIRST_PROBE, ...), not with constants the stages keep to themselves.
+    private = []
+    for path in (REPO_ROOT / "kssc" / "distributed").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            outside = isinstance(node, ast.ImportFrom) and (
+                node.level > 1 or (node.module or "").startswith("kssc."))
+            if outside and not (node.module or "").startswith("kssc.distributed"):
+                parts = (node.module or "").removeprefix("kssc.").split(".")
+                package = REPO_ROOT.joinpath("kssc", *parts)
+                private += [f"{path.name}: {alias.name}" for alias in node.names
+                            if alias.name.startswith("_")
+                            and not (package / f"{alias.name}.py").exists()]  # a module
+    assert not private, private

@@ -13,7 +13,7 @@ import pytest
 tomllib = pytest.importorskip("tomllib")
 from packaging.requirements import Requirement  # noqa: E402  (after the skip above)
 
-from support import REPO_ROOT  # noqa: E402
+from experiments._checkout import REPO_ROOT  # noqa: E402
 
 PYPROJECT = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
 CORE = {Requirement(r).name.lower(): Requirement(r) for r in PYPROJECT["project"]["dependencies"]}
@@ -150,7 +150,7 @@ def test_wheel_installs_alone_in_a_clean_environment(tmp_path):
     wheel = next((tmp_path / "dist").glob("kssc-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     assert not [n for n in names if n.startswith("baselines/")]
-    assert "kssc/baselines/__init__.py" in names and "kssc/cli.py" in names
+    assert "kssc/baselines/__init__.py" in names and "kssc/cli/_main.py" in names
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
     assert "kssc = kssc.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
 

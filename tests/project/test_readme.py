@@ -7,8 +7,8 @@ import re
 import pandas as pd
 import pytest
 
+from experiments._checkout import REPO_ROOT
 from kssc.presets import PRESETS
-from support import REPO_ROOT
 
 README = (REPO_ROOT / "README.md").read_text()
 

@@ -8,15 +8,15 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Lasso, OrthogonalMatchingPursuit
 
 from kssc import clustering_error
-from kssc._validation import normalize_rows
 from kssc.baselines import GFS, GSC, SSC, SSSC, TSC
 from kssc.baselines._omp import omp_all_points
 from kssc.baselines._ssc_kernels import extrapolate, prox_gradient_rows, sparse_rows_product
 from kssc.baselines._ssc_solvers import ssc_fista
 from kssc.baselines.gsc import nearest_subspace_neighbours
 from kssc.baselines.sssc import class_residual_labels, in_sample_affinity
+from kssc.coding.fista import solve_lasso_fista
 from kssc.datasets import make_subspaces
-from kssc.fista import solve_lasso_fista
+from kssc.utils._validation import normalize_rows
 
 
 def _unit(n, d, seed):

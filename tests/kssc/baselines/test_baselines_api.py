@@ -4,22 +4,19 @@ import numpy as np
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from experiments._checkout import CONF_DIR
 from kssc import ADMM
-from kssc.baselines import GFS, GSC, SSC, SSSC, TSC
+from kssc.baselines import BASELINES, GFS, GSC, SSC, SSSC, TSC
 
 # Small settings so that every check's data (down to 10 samples, 1 feature) is valid.
 ESTIMATORS = [
-    SSC(n_clusters=3),
+    *(cls(n_clusters=3, **small) for cls, small in BASELINES.values()),
     SSC(n_clusters=3, solver="exact", column_wise=True, max_iter=50),
     SSC(n_clusters=3, lam=0.05, lam_mode="global", solver=ADMM(), positive=False, threshold=0.7,
         affinity="max_normalized", assign_labels="njw"),
     SSC(n_clusters=3, lam=0.05, lam_mode="global", solver=ADMM(affine=True), normalize=False),
     SSC(n_clusters=3, lam=0.05, lam_mode="global", solver=ADMM(outlier=True), positive=False),
     SSC(n_clusters=3, l1_ratio=0.5, solver=ADMM()),
-    GFS(n_clusters=3, k_max=3),
-    GSC(n_clusters=3, n_neighbors=3, max_subspace_dim=3),
-    SSSC(n_clusters=3, n_in_sample=10),
-    TSC(n_clusters=3, n_neighbors=3),
 ]
 
 # check_clustering asks for ARI > 0.4 on three Gaussian blobs in 2-D. Blobs are not a union
@@ -48,7 +45,7 @@ def _data(n=30, d=8, seed=0):
 
 
 def _all(**kwargs):
-    return [SSC(**kwargs), GFS(**kwargs), GSC(**kwargs), SSSC(**kwargs), TSC(**kwargs)]
+    return [cls(**kwargs) for cls, _ in BASELINES.values()]
 
 
 @pytest.mark.parametrize("estimator", _all(n_clusters=2), ids=lambda e: type(e).__name__)
@@ -144,3 +141,14 @@ def test_zero_rows_warn(estimator):
     X[3] = 0.0
     with pytest.warns(UserWarning, match="zero norm"):
         estimator.fit(X)
+
+
+def test_the_registry_lists_every_baseline_under_its_config_name():
+    import kssc.baselines
+
+    exported = [getattr(kssc.baselines, name) for name in kssc.baselines.__all__]
+    classes = {obj for obj in exported if isinstance(obj, type)}
+    assert {cls for cls, _ in BASELINES.values()} == classes
+    for name, (cls, _) in BASELINES.items():
+        config = (CONF_DIR / "method" / f"{name}.yaml").read_text()
+        assert f"_target_: kssc.baselines.{cls.__name__}\n" in config, name

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import scipy.io
 
+from experiments._checkout import REPO_ROOT
 from kssc.datasets import (
     DataCorruptError,
     _integrity,
@@ -22,7 +23,6 @@ from kssc.datasets import (
 )
 from kssc.datasets._paths import read_checksums, read_sizes
 from kssc.datasets.yaleb import list_yaleb_images, read_pgm
-from support import REPO_ROOT, real_data
 
 FIRST_FACE = list_yaleb_images([1], n_per_subject=1)[0][0]
 
@@ -65,9 +65,7 @@ def test_data_folder_of_an_installed_package_is_the_user_cache(tmp_path):
     Outside a checkout: no pyproject.toml above the package.
     """
     site = tmp_path / "site-packages"
-    shutil.copytree(REPO_ROOT / "kssc" / "datasets", site / "kssc" / "datasets",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    (site / "kssc" / "__init__.py").write_text("")
+    shutil.copytree(REPO_ROOT / "kssc", site / "kssc", ignore=shutil.ignore_patterns("__pycache__"))
     env = {k: v for k, v in os.environ.items() if k not in ("KSSC_DATA_DIR", "PYTHONPATH")}
     env.update(PYTHONPATH=str(site), XDG_CACHE_HOME=str(tmp_path / "cache"))
     out = subprocess.run(
@@ -197,7 +195,7 @@ def test_sums_are_computed_once_per_path_size_and_mtime(tmp_path, monkeypatch):
     assert _integrity.cached_sha256(path) == sha(b"five") and len(calls) == 3  # mtime changed
 
 
-def test_repeated_loads_hash_nothing(monkeypatch):
+def test_repeated_loads_hash_nothing(monkeypatch, real_data):
     data_dir = real_data("tir")
     load_tir_library(data_dir)
     monkeypatch.setattr(_integrity, "sha256_file", lambda path: pytest.fail(f"{path} hashed again"))
@@ -205,7 +203,7 @@ def test_repeated_loads_hash_nothing(monkeypatch):
     assert spectra.shape == (120, 321)
 
 
-def test_corrupt_copy_of_the_real_file(tmp_path):
+def test_corrupt_copy_of_the_real_file(tmp_path, real_data):
     data = (real_data("tir") / "tir" / "TIRlib.mat").read_bytes()[:-1]
     place(tmp_path, "tir", "TIRlib.mat", data)
     with pytest.raises(DataCorruptError) as info:
@@ -213,7 +211,7 @@ def test_corrupt_copy_of_the_real_file(tmp_path):
     check_corrupt_error(info.value, tmp_path, "tir", "TIRlib.mat", data)
 
 
-def test_tests_skip_on_a_missing_file_not_a_missing_folder(tmp_path, monkeypatch):
+def test_tests_skip_on_a_missing_file_not_a_missing_folder(tmp_path, monkeypatch, real_data):
     """An empty data/tir/ (what a failed `make data` used to leave) skips, naming the file."""
     (tmp_path / "data" / "tir").mkdir(parents=True)
     monkeypatch.delenv("KSSC_DATA_DIR", raising=False)

@@ -4,8 +4,8 @@
 import numpy as np
 import pytest
 
+from experiments._checkout import REPO_ROOT
 from kssc.datasets import DataNotFoundError, get_data_dir, load_tir_library, make_tir
-from support import REPO_ROOT
 
 
 def test_load_tir_library(tir_dir):

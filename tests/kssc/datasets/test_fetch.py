@@ -3,6 +3,7 @@
 The server serves small files the tests make.
 """
 
+import ast
 import hashlib
 import http.server
 import importlib.util
@@ -28,7 +29,6 @@ from kssc.datasets.fetch import (
     main,
     verify_datasets,
 )
-from support import real_data
 
 FILES = {
     "a.txt": b"alpha\n" * 100,
@@ -231,7 +231,7 @@ def test_recorded_checksum_lists():
         parse_checksums("abc  file\n")
 
 
-def test_cli_fetches_tir_and_verifies(server, tmp_path, monkeypatch, capsys):
+def test_cli_fetches_tir_and_verifies(server, tmp_path, monkeypatch, capsys, real_data):
     """End to end with the real TIR checksum, served from a copy of the real file."""
     source = real_data("tir") / "tir" / "TIRlib.mat"
     base, served = server
@@ -256,7 +256,7 @@ def test_cli_fetches_tir_and_verifies(server, tmp_path, monkeypatch, capsys):
     assert (data / "tir" / "TIRlib.mat").read_bytes() == source.read_bytes()
 
 
-def test_cli_tries_every_dataset_and_reports_each(tmp_path, capsys):
+def test_cli_tries_every_dataset_and_reports_each(tmp_path, capsys, real_data):
     """One unreachable source neither stops the others nor leaves an empty folder."""
     source = real_data("tir") / "tir" / "TIRlib.mat"
     data = tmp_path / "data"
@@ -377,3 +377,30 @@ def test_default_sources_try_https_before_plain_http():
         schemes = [source.split("://")[0] for source in sources]
         assert schemes[0] == "https", name
         assert schemes == sorted(schemes, key=lambda scheme: scheme != "https"), name
+
+
+def test_a_member_named_outside_the_folder_is_never_written(spec, tmp_path):
+    """Members are written to paths taken from the checksum list, never from their names."""
+    archive = tmp_path / "slip.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for rel, data in FILES.items():
+            zf.writestr(f"../../{rel}", data)
+        zf.writestr("../../escaped.txt", b"outside")
+        zf.writestr("/tmp/absolute.txt", b"outside")
+    target = tmp_path / "deep" / "data" / "toy"
+    fetch_dataset(with_sources(spec, archive.as_uri()), target, progress=False)
+    assert installed(target) == sorted(FILES) and check_folder(spec, target).ok
+    assert not list(tmp_path.rglob("escaped.txt")) and not list(tmp_path.rglob("absolute.txt"))
+
+
+def test_pooch_only_downloads():
+    """No private pooch name is used and no pooch class subclassed (extraction is ours)."""
+    tree = ast.parse(Path(fetch_module.__file__).read_text())
+    private = [node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)
+               and isinstance(node.value, ast.Name) and node.value.id == "pooch"
+               and node.attr.startswith("_")]
+    subclassed = [ast.unparse(base) for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
+                  for base in node.bases if ast.unparse(base).startswith("pooch.")]
+    imported = [alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                and (node.module or "").startswith("pooch") for alias in node.names]
+    assert not private and not subclassed and not imported

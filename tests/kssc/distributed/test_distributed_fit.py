@@ -20,7 +20,6 @@ from distributed.diagnostics.plugin import SchedulerPlugin  # noqa: E402
 
 from kssc import KSSC, DegenerateFitWarning, clustering_error, nearest_neighbors  # noqa: E402
 from kssc import distributed as kd  # noqa: E402
-from kssc.affinity import coefficients_to_sparse  # noqa: E402
 from kssc.datasets import make_union_of_subspaces  # noqa: E402
 from kssc.distributed import _blocks as kd_blocks  # noqa: E402
 from kssc.distributed import _coarse as kd_coarse  # noqa: E402
@@ -28,7 +27,8 @@ from kssc.distributed import _eigen  # noqa: E402
 from kssc.distributed import _fit as kd_fit  # noqa: E402
 from kssc.distributed import _spectral as kd_spectral  # noqa: E402
 from kssc.estimator import PAPER_SETTING  # noqa: E402
-from kssc.spectral import _normalized_affinity as normalized_affinity  # noqa: E402
+from kssc.spectral._clustering import _normalized_affinity as normalized_affinity  # noqa: E402
+from kssc.spectral.affinity import coefficients_to_sparse  # noqa: E402
 
 PARAMS = {"n_neighbors": 8, "random_state": 0}
 # The single-machine fit with the model the distributed fit runs (the paper's).

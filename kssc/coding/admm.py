@@ -13,7 +13,7 @@ own multiplier. With the outlier term their dictionary is [A_i^T, I / gamma]; it
 (k + D)-square system is solved through the Schur complement of the identity block, so
 every point costs a k x k system plus two products with its candidates A_i (read from X).
 
-The compiled per-point setup and step are in `kssc._point_kernels`. A point's
+The compiled per-point setup and step are in `kssc.coding._point_kernels`. A point's
 state is its iterates only (c, dual, the affine multiplier; e and its dual with the outlier
 term), so a chunk of points can be rebuilt from its data and resumed (the "all" rule).
 

@@ -1,11 +1,11 @@
 """Distributed neighbour search: exact by block pairs, or a faiss IVF index split by lists.
 
 Exact: every (query block, database block) pair gives each query its k best rows of that
-block (float32 products, as `kssc._exact.exact_search`, re-scored in float64); one
+block (float32 products, as `kssc.neighbors._exact.exact_search`, re-scored in float64); one
 task per query block keeps the k best by the float32 score and sorts them by the float64 one.
 
 Approximate: the IVF coarse quantiser is trained on the client on the same sample
-`kssc._ann` draws, then shipped to the workers (serialised, a few MB) as a task's result, which
+`neighbors._ann` draws, then shipped to the workers (serialised, a few MB) as a task's result, which
 the scheduler recomputes if the worker holding it dies. Every row block
 routes each point to the partition owning its inverted list (the database shuffle) and to
 every partition owning one of the lists it probes (the query shuffle). One task per
@@ -16,8 +16,11 @@ returned them.
 
 import numpy as np
 
-from .._ann import _FIRST_PROBE, _LISTS_PER_SQRT_N, _MIN_TRAIN_PER_LIST, _TRAIN_PER_LIST
-from .._exact import rescore
+from ..neighbors._ann import FIRST_PROBE as _FIRST_PROBE
+from ..neighbors._ann import LISTS_PER_SQRT_N as _LISTS_PER_SQRT_N
+from ..neighbors._ann import MIN_TRAIN_PER_LIST as _MIN_TRAIN_PER_LIST
+from ..neighbors._ann import TRAIN_PER_LIST as _TRAIN_PER_LIST
+from ..neighbors._exact import rescore
 from ._blocks import RowBlocks, gather_rows, part, shared
 
 RECALL_SAMPLE = 1000
@@ -85,9 +88,9 @@ def recall(client, U, indices, k, metric, rng):
 
 
 def _faiss():
-    from .._ann import _import_faiss
+    from ..neighbors._ann import import_faiss
 
-    return _import_faiss()
+    return import_faiss()
 
 
 def train_index(sample, n, seed):

@@ -1,7 +1,7 @@
 """k nearest neighbour filtering: for every point, its k most similar *other* points.
 
-`nearest_neighbors` validates and dispatches: the exact blocked search (`kssc._exact`) or
-the approximate IVF self-join (`kssc._ann`).
+`nearest_neighbors` validates and dispatches: the exact blocked search (`kssc.neighbors._exact`) or
+the approximate IVF self-join (`kssc.neighbors._ann`).
 """
 
 import warnings
@@ -9,12 +9,12 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+from ..utils._validation import check_array_2d, check_n_neighbors, normalize_rows
 from ._ann import IVF, approximate_search
 from ._ann import memory_bytes as approximate_memory
 from ._exact import exact_search
 from ._exact import memory_bytes as exact_memory
 from ._memory import check_memory, gib
-from ._validation import check_array_2d, check_n_neighbors, normalize_rows
 
 METRICS = ("euclidean", "abs_cosine", "l2")
 

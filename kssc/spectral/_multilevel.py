@@ -19,7 +19,7 @@ from scipy.sparse.linalg import lobpcg
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
-from ._warnings import warn_caller
+from ..utils._warnings import warn_caller
 
 # Aggregate until the coarse graph has at most this many points (ARPACK's range in
 # `kssc.spectral`), never below _MIN_PER_VECTOR aggregates per wanted vector (a coarser

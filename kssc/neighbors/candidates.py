@@ -10,8 +10,8 @@ be a chain that N-Cut cuts in the middle. Every function here runs in O(n k) mem
 
 import numpy as np
 
-from ._validation import check_n_neighbors, normalize_rows
-from .neighbours import precomputed_neighbors, search_neighbors
+from ..utils._validation import check_n_neighbors, normalize_rows
+from ._search import precomputed_neighbors, search_neighbors
 
 _BLOCK_BYTES = 64 * 2**20
 # Up to this many points the random candidates come from random keys over all points (the

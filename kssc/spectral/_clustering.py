@@ -21,9 +21,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from threadpoolctl import threadpool_limits
 
+from ..utils._validation import warn_degenerate
+from ..utils._warnings import warn_caller
 from . import _multilevel
-from ._validation import warn_degenerate
-from ._warnings import warn_caller
 from .affinity import ISOLATION_THRESHOLD, isolated_points
 
 ASSIGN_LABELS = ("discretize", "kmeans", "njw")
@@ -94,7 +94,8 @@ EIGEN_SOLVERS = ("auto", "arpack", "lobpcg", "multilevel")
 # data the labels were ARPACK's at 10^4 and 10^5 points, but the results of the experiments
 # with at most 50,000 points must stay exactly as committed.
 _MULTILEVEL_FROM = 50_000
-_MULTILEVEL_TOL = 1e-3
+MULTILEVEL_TOL = 1e-3  # the multilevel route's residual tolerance (the distributed one's too)
+_MULTILEVEL_TOL = MULTILEVEL_TOL
 _LOBPCG_TOL = 1e-5
 
 

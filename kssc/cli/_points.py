@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._cli_delimited import TableError, column_label, load_text, text_layout
+from ._delimited import TableError, column_label, load_text, text_layout
 
 TEXT_SUFFIXES = (".csv", ".tsv", ".txt")
 SUFFIXES = (".npy", *TEXT_SUFFIXES, ".parquet")

@@ -1,4 +1,4 @@
-"""Approximate all-nearest-neighbour search: an IVF self-join (`kssc._ivf_join`) whose recall
+"""Approximate all-nearest-neighbour search: an IVF self-join (`_ivf_join`) whose recall
 is measured against the exact search on a sample of points.
 
 The points are split into inverted lists by spherical k-means on a sample; every point's
@@ -6,7 +6,7 @@ candidates are the points of its `nprobe` most similar lists, and the best k amo
 kept exactly, all computed as blocked float32 GEMMs (the queries are the database, so a
 list's points are one block against every point probing it). Deterministic given
 `random_state`: its only randomness is the k-means sample and start and the recall sample.
-faiss is not needed (the distributed fit's index still uses it, `_import_faiss`).
+faiss is not needed (the distributed fit's index still uses it, `import_faiss`).
 
 Similarity is the inner product of unit vectors: signed cosine for "euclidean" (the same
 ranking as Euclidean distance) and its absolute value for "abs_cosine" (lists and probes
@@ -20,6 +20,7 @@ from time import perf_counter
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ..utils._warnings import warn_caller
 from ._exact import _n_workers, exact_search, rescored
 from ._ivf_join import (
     _JOIN_SLOT_BYTES,
@@ -29,19 +30,21 @@ from ._ivf_join import (
     nearest_lists,
     spherical_kmeans,
 )
-from ._warnings import warn_caller
 
-_LISTS_PER_SQRT_N = 4  # default nlist: about 4 sqrt(n) inverted lists
-_FIRST_PROBE = 16  # the adapted nprobe starts here and doubles
+# The faiss IVF index's defaults (the distributed fit's index, kssc.distributed): about
+# 4 sqrt(n) inverted lists, nprobe 16, k-means on 64 points per list, at least faiss' own
+# floor of 39 points per list.
+LISTS_PER_SQRT_N = 4
+FIRST_PROBE = 16
+TRAIN_PER_LIST = 64
+MIN_TRAIN_PER_LIST = 39
+_MIN_TRAIN_PER_LIST = MIN_TRAIN_PER_LIST  # the self-join's floor too
 # An adapted nprobe scanning more than this share of the lists costs about as much as the
 # exact search (N = 60,000, D = 64, 979 lists: nprobe 16 took 0.58 of the exact search's
 # time, nprobe 64 1.2): the exact search runs instead.
 _EXACT_FROM_SHARE = 1 / 32
-_TRAIN_PER_LIST = 64
-_MIN_TRAIN_PER_LIST = 39  # faiss' own floor for a k-means training set
-# The self-join's own defaults (the constants above are also the distributed index's):
-# about 2 sqrt(n) lists, nprobe adapted from 8, k-means on 40 points per list for 8
-# iterations.
+# The self-join's own defaults: about 2 sqrt(n) lists, nprobe adapted from 8, k-means on 40
+# points per list for 8 iterations.
 _JOIN_LISTS_PER_SQRT_N = 2
 _JOIN_FIRST_PROBE = 8
 _KMEANS_ITERATIONS = 8
@@ -146,7 +149,8 @@ def _is_int(value, low):
     return isinstance(value, Integral) and not isinstance(value, bool) and value >= low
 
 
-def _import_faiss():
+def import_faiss():
+    """The faiss module, or an ImportError saying how to install it."""
     try:
         import faiss
     except ImportError as error:

@@ -5,7 +5,7 @@ One exact search serves every metric: "euclidean" and "abs_cosine" rank unit vec
 blocks of rows as float32 matrix products, on all cores (one block per worker thread, each
 with a single-threaded BLAS, so the top-k selection of one block overlaps the product of
 the next), then re-scores the k chosen candidates in float64 and sorts them. Both
-`kssc.neighbours` (the dispatcher) and `kssc._ann` (the recall sample, under-filled rows)
+`kssc.neighbors` (the dispatcher) and `kssc.neighbors._ann` (the recall sample, under-filled rows)
 use it.
 """
 

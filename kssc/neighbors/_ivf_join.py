@@ -3,7 +3,7 @@ it probes, computed as blocked float32 matrix products.
 
 The queries are the database. Every point probes its `n_probe` most similar lists
 (centroids); turned around, each list's points form one block, multiplied in one GEMM
-against all the points that probe it, and a compiled running top-k (`kssc._topk`) keeps
+against all the points that probe it, and a compiled running top-k (`kssc.neighbors._topk`) keeps
 the best k of every row exactly among its candidates. Each row's own list is joined first
 (its threshold is then high and later lists seldom enter). The lists are orderings of the
 rows, never a copy of the data; every buffer is sized in bytes (`_JOIN_BYTES` per worker

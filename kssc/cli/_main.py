@@ -18,16 +18,17 @@ from pathlib import Path
 
 import scipy.sparse as sp
 
-from . import __version__
-from ._cli_delimited import TableError
-from ._cli_output import OutputError, check_outputs, write_all
-from ._cli_points import SUFFIXES, read_points
-from ._warnings import one_line_warnings
-from .auto import AutoKSSC
-from .estimator import KSSC
-from .presets import PRESETS, preset_params
+from .. import __version__
+from ..auto import AutoKSSC
+from ..baselines import BASELINES
+from ..estimator import KSSC
+from ..presets import PRESETS, preset_params
+from ..utils._warnings import one_line_warnings
+from ._delimited import TableError
+from ._output import OutputError, check_outputs, write_all
+from ._points import SUFFIXES, read_points
 
-METHODS = ("kssc", "ssc", "gfs", "gsc", "sssc", "tsc")
+METHODS = ("kssc", *BASELINES)
 # --preset auto: kssc.AutoKSSC with its defaults (the setting chosen on the real-data panel).
 AUTO = "auto"
 # Names of delimiters; " " stands for runs of whitespace.
@@ -63,9 +64,7 @@ def _choices(parameter):
 def _estimator_class(method):
     if method == "kssc":
         return KSSC
-    from . import baselines
-
-    return getattr(baselines, method.upper())
+    return BASELINES[method][0]
 
 
 def _delimiter(text):

@@ -1,0 +1,6 @@
+"""The `kssc` command: cluster the points of a file (`_main`), read by `_points` and
+`_delimited`, written by `_output`."""
+
+from ._main import METHODS, main
+
+__all__ = ["METHODS", "main"]
