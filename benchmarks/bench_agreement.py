@@ -24,9 +24,9 @@ from sklearn.metrics import adjusted_rand_score
 
 from experiments._checkout import REPO_ROOT as REPO
 from kssc import KSSC, clustering_error
-from kssc.spectral import _clustering as spectral
 from kssc.datasets import make_union_of_subspaces
 from kssc.datasets.tir import load_tir_library, make_tir_large
+from kssc.spectral import _clustering as spectral
 
 
 def load(name, n):

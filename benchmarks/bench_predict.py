@@ -33,8 +33,8 @@ from sklearn.metrics.cluster import contingency_matrix
 from experiments._checkout import REPO_ROOT as REPO
 from kssc import KSSC
 from kssc._base import unit_rows
-from kssc.datasets import make_union_of_subspaces
 from kssc.coding.representation import kssc_coefficients
+from kssc.datasets import make_union_of_subspaces
 
 
 def matched_error(y_train, fitted, y_new, predicted):

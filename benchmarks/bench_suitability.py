@@ -33,11 +33,11 @@ from sklearn.cluster import KMeans
 from benchmarks.bench_kssc import REPO
 from experiments.panel import load_task, tasks
 from kssc import KSSC, clustering_error
-from kssc.utils._suitability import centroid_silhouette, effective_features
 from kssc.auto import best_candidate, candidate_criteria
 from kssc.datasets import make_subspaces
 from kssc.presets import preset_params
 from kssc.spectral import relative_eigengap
+from kssc.utils._suitability import centroid_silhouette, effective_features
 
 EXP = OmegaConf.to_container(OmegaConf.load(REPO / "conf" / "experiment" / "panel.yaml"))[
     "experiment"]

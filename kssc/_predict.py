@@ -24,11 +24,11 @@ from threading import Lock
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .neighbors._ann import _train
 from ._base import unit_rows
 from .coding._kernels import blocks
 from .coding.admm import ADMM
 from .coding.representation import _n_threads, kssc_coefficients, outlier_gamma
+from .neighbors._ann import _train
 from .neighbors._exact import _n_workers, run_threads
 from .neighbors._ivf_join import InvertedLists, nearest_lists
 from .neighbors._topk import empty_top_k, update_rows

@@ -10,10 +10,10 @@ dense kernels (`kssc.representation.kssc_coefficients`) on it.
 import numpy as np
 import scipy.sparse as sp
 
-from .utils._validation import check_n_neighbors, normalize_rows
 from .coding.admm import ADMM
-from .neighbors.candidates import _check_views, random_candidates
 from .coding.representation import _chunk_scale, code_residuals, kssc_coefficients
+from .neighbors.candidates import _check_views, random_candidates
+from .utils._validation import check_n_neighbors, normalize_rows
 
 # Similarities of one row block of the search, and the dense copy of one coefficient chunk.
 _SEARCH_BYTES = 128 * 2**20

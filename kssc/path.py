@@ -12,8 +12,6 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
 from ._base import warn_isolated
-from .utils._validation import check_n_clusters, warn_degenerate, warn_few_distinct
-from .spectral.affinity import symmetric_affinity
 from .estimator import KSSC
 from .spectral._clustering import (
     _DENSE_LIMIT,
@@ -26,6 +24,8 @@ from .spectral._clustering import (
     spectral_labels,
     top_eigenvectors,
 )
+from .spectral.affinity import symmetric_affinity
+from .utils._validation import check_n_clusters, warn_degenerate, warn_few_distinct
 
 
 def kssc_path(X, lams, n_clusters, *, neighbors=None, **params):

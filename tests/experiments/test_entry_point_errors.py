@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from support import REPO_ROOT
+from experiments._checkout import REPO_ROOT
 
 
 @pytest.mark.e2e  # a Hydra start: about 5 s idle

@@ -8,8 +8,8 @@ import pandas as pd
 from sklearn.datasets import load_digits
 from sklearn.preprocessing import StandardScaler
 
-from kssc.utils._warnings import one_line_warnings
 from kssc.cli import main
+from kssc.utils._warnings import one_line_warnings
 
 # The lines `kssc cluster` promises: what it read, the first run's compile notice, the result.
 PROGRESS = (r"kssc cluster: read .*", r"kssc: compiling .*",

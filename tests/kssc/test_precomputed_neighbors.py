@@ -25,7 +25,7 @@ def assert_same_fit(a, b):
 @pytest.mark.parametrize("metric", ["abs_cosine", "euclidean"])
 def test_indices_give_the_internal_search_labels(data, metric):
     X, _ = data
-    params = dict(n_clusters=3, n_neighbors=8, n_random=3, metric=metric, random_state=0)
+    params = {"n_clusters": 3, "n_neighbors": 8, "n_random": 3, "metric": metric, "random_state": 0}
     searched = KSSC(**params).fit(X)
     indices, similarities = nearest_neighbors(X, 12, metric=metric)
     given = KSSC(**params).fit(X, neighbors=indices)
@@ -47,14 +47,14 @@ def test_sklearn_knn_graph_gives_the_internal_search_labels(data, graph):
     U = X / np.linalg.norm(X, axis=1, keepdims=True)
     G = (KNeighborsTransformer(n_neighbors=10, mode="distance").fit_transform(U)
          if graph == "transformer" else kneighbors_graph(U, 10, mode="distance"))
-    params = dict(n_clusters=3, n_neighbors=8, metric="euclidean", random_state=0)
+    params = {"n_clusters": 3, "n_neighbors": 8, "metric": "euclidean", "random_state": 0}
     assert_same_fit(KSSC(**params).fit(X), KSSC(**params).fit(X, neighbors=G))
 
 
 def test_neighbours_reused_across_fits(data):
     X, _ = data
     wide = KSSC(3, n_neighbors=12, random_state=0).fit(X)
-    params = dict(n_clusters=3, n_neighbors=6, random_state=0)
+    params = {"n_clusters": 3, "n_neighbors": 6, "random_state": 0}
     assert_same_fit(KSSC(**params).fit(X), KSSC(**params).fit(X, neighbors=wide.neighbors_))
 
 

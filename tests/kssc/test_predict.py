@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
 
-from kssc import ADMM, IVF, KSSC, clustering_error, nearest_neighbors
-from kssc import _predict
+from kssc import ADMM, IVF, KSSC, _predict, clustering_error, nearest_neighbors
 from kssc._predict import (
     build_index,
     global_weight,

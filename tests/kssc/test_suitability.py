@@ -11,9 +11,9 @@ from sklearn.datasets import load_breast_cancer, load_digits, load_wine
 from sklearn.preprocessing import StandardScaler
 
 from kssc import KSSC, UnsuitableSettingWarning
-from kssc.utils._suitability import PREPROCESSING_RULE, effective_features
 from kssc.datasets import make_subspaces
 from kssc.presets import preset_params
+from kssc.utils._suitability import PREPROCESSING_RULE, effective_features
 
 
 def _unsuitable(X, **params):
@@ -84,7 +84,7 @@ def test_unit_rows_do_not_warn_far_from_scale_1():
 
 def test_the_user_guide_quotes_the_one_preprocessing_rule():
     """The guide said to avoid per-feature scaling while the warning said it was fine."""
-    from support import REPO_ROOT
+    from experiments._checkout import REPO_ROOT
 
     guide = " ".join((REPO_ROOT / "docs" / "user_guide.rst").read_text().split())
     assert PREPROCESSING_RULE in guide

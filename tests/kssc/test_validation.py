@@ -8,8 +8,8 @@ import pytest
 from sklearn.exceptions import DataConversionWarning
 
 from kssc import KSSC
-from kssc.utils._validation import check_n_clusters, check_n_neighbors, warn_inexact_integers
 from kssc.datasets import make_subspaces
+from kssc.utils._validation import check_n_clusters, check_n_neighbors, warn_inexact_integers
 
 
 def test_n_neighbors_must_be_an_int_below_n_samples():

@@ -285,7 +285,7 @@ def test_no_citation_of_documents_outside_the_repository():
 TOP_FOLDERS = ("kssc", "experiments", "crosscheck", "benchmarks", "tests", "docs", "conf",
                "results", "examples", "figures")
 # A path, not inside a longer one (an absolute path, ../shared/..., a URL), ending in a name.
-CITED_PATH = re.compile(r"(?<![\w./~$:-])((?:%s)/(?:[\w./-]*[\w/])?)" % "|".join(TOP_FOLDERS))
+CITED_PATH = re.compile(r"(?<![\w./~$:-])((?:{})/(?:[\w./-]*[\w/])?)".format("|".join(TOP_FOLDERS)))
 NOT_COMMITTED = ("docs/_build",)  # written by `make docs` (.gitignore)
 
 

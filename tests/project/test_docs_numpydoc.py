@@ -25,8 +25,8 @@ import numpy as np
 import pytest
 
 pytest.importorskip("numpydoc", reason="needs the docs extra: pip install '.[docs]'")
-from numpydoc.docscrape import ClassDoc  # noqa: E402  (after the skip above)
-from numpydoc.validate import Validator, validate  # noqa: E402
+from numpydoc.docscrape import ClassDoc
+from numpydoc.validate import Validator, validate
 
 PACKAGES = ("kssc", "kssc.datasets", "kssc.distributed", "kssc.baselines")
 ENFORCED = {

@@ -156,7 +156,7 @@ def test_a_huge_file_of_the_wrong_size_is_refused_without_reading_it(tmp_path, m
     assert info.value.actual is None
 
 
-def test_same_size_edit_is_refused_by_its_sum(tmp_path):
+def test_same_size_edit_is_refused_by_its_sum(tmp_path, real_data):
     data = bytearray((real_data("tir") / "tir" / "TIRlib.mat").read_bytes())
     data[-1] ^= 0xFF
     place(tmp_path, "tir", "TIRlib.mat", bytes(data))
