@@ -20,7 +20,7 @@ tomllib = pytest.importorskip("tomllib")
 from packaging.requirements import Requirement  # noqa: E402  (after the skip above)
 
 from experiments._checkout import REPO_ROOT  # noqa: E402
-from kssc.cli import _parser as kssc_parser  # noqa: E402
+from kssc.cli._main import _parser as kssc_parser  # noqa: E402
 
 PYPROJECT = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]
 EXTRAS = PYPROJECT["optional-dependencies"]
