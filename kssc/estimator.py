@@ -8,6 +8,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._ann import IVF
 from ._base import SelfExpressiveClustering, lam_max_reason, unit_rows
+from ._memory import check_fit_memory, kssc_fit_memory, search_memory
 from ._predict import predict_labels
 from ._suitability import warn_unsuitable
 from ._validation import refuse_sparse
@@ -222,12 +223,6 @@ class KSSC(SelfExpressiveClustering):
         if solver == "exact" and self.l1_ratio < 1:
             raise ValueError(f"l1_ratio={self.l1_ratio} needs solver='relaxed' or an ADMM; the "
                              "exact solver codes the lasso only.")
-        # Float32 data (e.g. a memory-mapped .npy) is coded from one float32 copy of its unit
-        # rows, made a chunk at a time; the coefficient step casts each gathered chunk to
-        # float64. Float64 data keeps float64 unit rows: a memory map gives the labels of the
-        # same array in memory.
-        P = unit_rows(X, X.dtype, warn=False) if self.normalize else X
-        warn_unsuitable(X)
         algorithm = self.neighbor_algorithm
         if isinstance(algorithm, IVF):
             algorithm.validate()
@@ -236,6 +231,13 @@ class KSSC(SelfExpressiveClustering):
         if self.metric == "l2" and algorithm != "exact" and self.neighbor_algorithm != "auto":
             raise ValueError(f"metric='l2' has an exact search only; got neighbor_algorithm="
                              f"{self.neighbor_algorithm!r}: use 'exact' or 'auto'.")
+        self._check_memory(X, algorithm, admm)  # before the first copy
+        # Float32 data (e.g. a memory-mapped .npy) is coded from one float32 copy of its unit
+        # rows, made a chunk at a time; the coefficient step casts each gathered chunk to
+        # float64. Float64 data keeps float64 unit rows: a memory map gives the labels of the
+        # same array in memory.
+        P = unit_rows(X, X.dtype, warn=False) if self.normalize else X
+        warn_unsuitable(X)
         with self._timed("neighbours") as progress:
             indices, search = candidate_sets(P, self.n_neighbors, neighbor_pcs=self.neighbor_pcs,
                                              n_random=self.n_random, metric=self.metric,
@@ -265,6 +267,33 @@ class KSSC(SelfExpressiveClustering):
         if self.affinity == "max_normalized":
             Z = max_normalize_rows(Z)
         return Z, {"n_iter": n_iter}
+
+    def _check_memory(self, X, algorithm, admm):
+        """`FitMemoryError` before the fit allocates, when its largest stage would need more
+        memory than the process may take (`kssc._memory`)."""
+        n, d = X.shape
+        counts = np.atleast_1d(self.n_neighbors)
+        k = int(min(counts.sum() + self.n_random, n - 1))
+        metric = self.metric
+        search_algorithm = "exact" if algorithm == "exact" or metric == "l2" else (
+            algorithm if isinstance(algorithm, IVF) else IVF())
+        dtype = X.dtype if self.normalize else np.float64
+        stages = kssc_fit_memory(
+            n, d, X.dtype.itemsize, k,
+            search_memory(n, d, k, metric, search_algorithm, dtype), copy=self.normalize,
+            n_vectors=self.n_clusters or self.max_clusters + 1,
+            lam_scale=self.lam_mode != "absolute" or admm,
+            removed_components=bool(np.any(np.atleast_1d(self.neighbor_pcs))))
+        advice = ["pass float32 data (a memory-mapped .npy is read in place)"
+                  if X.dtype != np.float32 else "",
+                  "use the approximate search (neighbor_algorithm='approximate')"
+                  if search_algorithm == "exact" and metric != "l2" else "",
+                  "lower n_neighbors",
+                  "or fit on a larger machine (kssc.distributed.fit splits the rows over a "
+                  "dask cluster)"]
+        check_fit_memory(stages, f"KSSC.fit of {n} x {d} {X.dtype.name} points with "
+                         f"{k} candidates each", "To fit, " + "; ".join(a for a in advice if a)
+                         + ".")
 
     def predict(self, X):
         """Cluster of every row of X, from the fitted clusters (an extension of k-SSC).
