@@ -7,7 +7,9 @@ in Python, so that a bad cell is reported by line and column instead of silently
 
 import csv
 import re
+import sys
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -48,6 +50,18 @@ class TextLayout:
         if self.guessed:
             return f"delimiter {self.delimiter_name()}, guessed; --delimiter sets it"
         return f"delimiter {self.delimiter_name()}"
+
+
+@contextmanager
+def _long_fields():
+    """Fields of any length for the csv module (its default limit, 128 KiB, is one wide
+    line split at a delimiter it does not hold); the limit is restored after."""
+    previous = csv.field_size_limit()
+    csv.field_size_limit(sys.maxsize)
+    try:
+        yield
+    finally:
+        csv.field_size_limit(previous)
 
 
 def _is_number(cell):
@@ -146,12 +160,22 @@ def _header_row(path, numbers, rows):
     if counts and (len(numeric) >= 3 or decimals):
         return True, (f"line {numbers[0]} ({shown}) taken as a header: it numbers the columns "
                       "as pandas writes them (--no-header reads it as data)")
+    # Increasing integers (years, wavelengths, gene numbers) name columns more often than a
+    # data row happens to increase; when the rows below do not, it cannot be told.
+    increasing = integers and len(numeric) >= 3 and all(
+        int(first[a]) < int(first[b]) for a, b in zip(numeric, numeric[1:]))
+    below_increasing = increasing and all(
+        all(_is_number(row[j]) for j in numeric)
+        and all(float(row[a]) < float(row[b]) for a, b in zip(numeric, numeric[1:]))
+        for row in rest)
     if text:
         what = f"has text ({first[text[0]]!r}) only in columns that hold text below it too"
     elif counts:
         what = "numbers the columns"
     elif decimals:
         what = "is written as integers, the rows below it as decimals"
+    elif increasing and not below_increasing:
+        what = "holds increasing integers, as column names do, and the rows below it do not"
     else:
         return False, None
     raise TableError(f"{path}: line {numbers[0]} ({shown}) {what}: a header or data? "
@@ -161,6 +185,11 @@ def _header_row(path, numbers, rows):
 def text_layout(path, delimiter=None, header=None):
     """The `TextLayout` of `path`: `delimiter` (" ": whitespace) and `header` where given, else
     guessed."""
+    with _long_fields():
+        return _text_layout(path, delimiter, header)
+
+
+def _text_layout(path, delimiter, header):
     comments, head = _head(path)
     if not head:
         raise TableError(f"{path}: holds no data (an empty file or only comment lines).")
@@ -201,7 +230,7 @@ def _data_rows(path, layout):
             rows = ((layout.skip + reader.line_num, row) for row in reader)
         index = 0
         for line_number, row in rows:
-            if row:
+            if row and any(cell.strip() for cell in row):  # blank or whitespace-only: none
                 yield line_number, index, row
                 index += 1
 
@@ -223,20 +252,26 @@ def check_rows(path, layout, features, id_index=None, numbers=False):
     """The IDs in column `id_index` (or None), after checking every row's field count.
 
     With `numbers`, also check that every cell of `features` is a number; the first failure
-    raises `TableError` naming its line, row and column.
+    raises `TableError` naming its line, row and column. Then returns (ids, values): the
+    rows' `features` as floats.
     """
     ids = [] if id_index is not None else None
-    for line_number, index, row in _data_rows(path, layout):
-        where = f"line {line_number} (row {index})"
-        if len(row) != layout.n_columns:
-            raise TableError(f"{path}: {where} has {len(row)} fields where the first line has "
-                             f"{layout.n_columns} ({layout.how()}).")
-        if numbers:
-            for j in features:
-                if not _is_number(row[j]):
-                    raise TableError(_bad_cell(path, where, layout, j, row[j]))
-        if ids is not None:
-            ids.append(row[id_index].strip())
+    values = []
+    with _long_fields():
+        for line_number, index, row in _data_rows(path, layout):
+            where = f"line {line_number} (row {index})"
+            if len(row) != layout.n_columns:
+                raise TableError(f"{path}: {where} has {len(row)} fields where the first line "
+                                 f"has {layout.n_columns} ({layout.how()}).")
+            if numbers:
+                for j in features:
+                    if not _is_number(row[j]):
+                        raise TableError(_bad_cell(path, where, layout, j, row[j]))
+                values.append([float(row[j]) for j in features])
+            if ids is not None:
+                ids.append(row[id_index].strip())
+    if numbers:
+        return ids, np.array(values, dtype=np.float64).reshape(len(values), len(features))
     return ids
 
 
@@ -255,9 +290,10 @@ def load_text(path, layout, features, id_index=None):
             X = np.loadtxt(path, dtype=np.float64, delimiter=layout.delimiter, comments=None,
                            skiprows=layout.skip, usecols=None if every_column else features,
                            ndmin=2, encoding=ENCODING, **options)
-    except ValueError as error:
-        check_rows(path, layout, features, numbers=True)
-        raise TableError(f"{path}: {error} ({layout.how()})") from error
+    except ValueError:
+        # np.loadtxt refuses what it cannot read, whitespace-only lines included: the rows
+        # read one by one name the bad cell, or give the numbers.
+        ids, X = check_rows(path, layout, features, id_index, numbers=True)
     if X.shape[0] and X.shape[1] != len(features):
         raise TableError(f"{path}: read {X.shape[1]} columns where the first line has "
                          f"{len(features)} ({layout.how()}).")
