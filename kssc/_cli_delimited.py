@@ -23,6 +23,9 @@ SAMPLE_LINES = 50
 INDEX_NAMES = ("", "Unnamed: 0")
 
 _INTEGER = re.compile(r"[+-]?\d+")
+# '1.234' or '12.345.678': thousands separated by '.' (as a ';' table in a German or French
+# locale writes them), or a decimal with three digits.
+_DOTTED = re.compile(r"[+-]?\d{1,3}(\.\d{3})+")
 _DECIMAL_COMMA = re.compile(r"[+-]?\d+,\d+")
 
 
@@ -40,6 +43,7 @@ class TextLayout:
     names: list | None  # column names from the header row, or None without one
     n_columns: int
     index_column: int | None = None  # pandas' index column (blank header), kept as IDs
+    thousands: str | None = None  # the thousands separator dropped from numbers, if any
     notes: list = field(default_factory=list)
 
     def delimiter_name(self):
@@ -182,11 +186,36 @@ def _header_row(path, numbers, rows):
                      "Pass --header or --no-header.")
 
 
-def text_layout(path, delimiter=None, header=None):
+def text_layout(path, delimiter=None, header=None, thousands=None):
     """The `TextLayout` of `path`: `delimiter` (" ": whitespace) and `header` where given, else
-    guessed."""
+    guessed; `thousands` where given ("": none), else refused where unclear
+    (`_check_thousands`)."""
     with _long_fields():
-        return _text_layout(path, delimiter, header)
+        layout = _text_layout(path, delimiter, header)
+    if thousands is None:
+        _check_thousands(path, layout, _split([line for _, line in _head(path)[1]],
+                                              layout.delimiter))
+    layout.thousands = thousands or None
+    return layout
+
+
+def _check_thousands(path, layout, rows):
+    """Refuse a ';' table where a column's numbers may hold '.' as a thousands separator:
+    every number in the first lines an integer or dotted in threes ('1.234'), one at least
+    dotted."""
+    if layout.delimiter != ";":
+        return
+    data = rows[1:] if layout.names else rows
+    for j in range(layout.n_columns):
+        cells = [row[j].strip() for row in data if j < len(row)]
+        dotted = [cell for cell in cells if _DOTTED.fullmatch(cell)]
+        if dotted and all(_DOTTED.fullmatch(c) or _INTEGER.fullmatch(c) for c in cells):
+            cell = dotted[0]
+            raise TableError(
+                f"{path}: column {column_label(layout.names, j)}: {cell!r} in a ';' table may "
+                f"be thousands separated by '.' ({cell.replace('.', '')}) or a decimal "
+                f"({float(cell.replace('.', '', cell.count('.') - 1))}); pass --thousands . "
+                "or --thousands none.")
 
 
 def _text_layout(path, delimiter, header):
@@ -235,11 +264,26 @@ def _data_rows(path, layout):
                 index += 1
 
 
+def _drop_thousands(cell, separator):
+    """`cell` without its thousands separators where it groups digits in threes
+    ('12.345.678', '1,234.5'); any other cell as it is."""
+    if not separator:
+        return cell
+    grouped = re.fullmatch(r"\s*([+-]?\d{1,3}(?:%s\d{3})+)(\.\d*)?\s*" % re.escape(separator),
+                           cell)
+    if grouped is None or separator == "." and grouped.group(2):
+        return cell
+    return grouped.group(1).replace(separator, "") + (grouped.group(2) or "")
+
+
 def _bad_cell(path, where, layout, j, cell):
     """The message for a cell of a feature column that is not a number."""
     column = f"column {column_label(layout.names, j)}"
     if not cell.strip():
         return f"{path}: {where}, {column} is empty (a missing value); fill or drop it."
+    if _DOTTED.fullmatch(cell.strip()) and layout.thousands is None:
+        return (f"{path}: {where}, {column}: {cell!r} holds thousands separated by '.'; pass "
+                f"--thousands . ({layout.how()}).")
     if _DECIMAL_COMMA.fullmatch(cell.strip()):
         return (f"{path}: {where}, {column}: {cell!r} has a decimal comma; write the file "
                 f"with '.' as the decimal mark ({layout.how()}).")
@@ -264,10 +308,11 @@ def check_rows(path, layout, features, id_index=None, numbers=False):
                 raise TableError(f"{path}: {where} has {len(row)} fields where the first line "
                                  f"has {layout.n_columns} ({layout.how()}).")
             if numbers:
-                for j in features:
-                    if not _is_number(row[j]):
+                cells = [_drop_thousands(row[j], layout.thousands) for j in features]
+                for j, cell in zip(features, cells, strict=True):
+                    if not _is_number(cell):
                         raise TableError(_bad_cell(path, where, layout, j, row[j]))
-                values.append([float(row[j]) for j in features])
+                values.append([float(cell) for cell in cells])
             if ids is not None:
                 ids.append(row[id_index].strip())
     if numbers:
@@ -283,6 +328,10 @@ def load_text(path, layout, features, id_index=None):
         # np.loadtxt ignores extra fields when given usecols; check the counts first.
         ids = check_rows(path, layout, features, id_index)
     options = {"quotechar": '"'} if layout.delimiter is not None else {}
+    if layout.thousands:
+        # Numbers with separators: read row by row, the separators dropped.
+        ids, X = check_rows(path, layout, features, id_index, numbers=True)
+        return X, ids
     try:
         with warnings.catch_warnings():
             # Blank lines and a header-only file: np.loadtxt warns, the counts below check.

@@ -93,9 +93,9 @@ class _Text:
 
     table = True
 
-    def __init__(self, path, delimiter, header):
+    def __init__(self, path, delimiter, header, thousands=None):
         self.path = path
-        self.layout = text_layout(path, delimiter, header)
+        self.layout = text_layout(path, delimiter, header, thousands)
         self.names, self.n_columns = self.layout.names, self.layout.n_columns
         self.index_column = self.layout.index_column
 
@@ -288,7 +288,8 @@ def _undecodable(path):
     return "an undecodable byte"
 
 
-def read_points(path, *, columns=None, id_column=None, delimiter=None, header=None):
+def read_points(path, *, columns=None, id_column=None, delimiter=None, header=None,
+                thousands=None):
     """The points of `path` as a `Points`, or `TableError` naming the file and the problem.
 
     Parameters
@@ -304,12 +305,16 @@ def read_points(path, *, columns=None, id_column=None, delimiter=None, header=No
         The delimiter of a text file; None: guessed.
     header : bool or None
         Whether a text file has a header row; None: decided from its first lines.
+    thousands : str or None
+        A text file's thousands separator, dropped from its numbers ("" : it has none);
+        None: refused where a ';' table's numbers may hold one ('1.234').
     """
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
         raise TableError(f"{path}: unsupported extension {suffix!r}; use one of {SUFFIXES}.")
     if suffix not in TEXT_SUFFIXES:
-        given = [option for option, value in (("--delimiter", delimiter), ("--header", header))
+        given = [option for option, value in (("--delimiter", delimiter), ("--header", header),
+                                              ("--thousands", thousands))
                  if value is not None]
         if given:
             raise TableError(f"{path}: {given[0]} applies to text files ({TEXT_SUFFIXES}) only.")
@@ -319,7 +324,7 @@ def read_points(path, *, columns=None, id_column=None, delimiter=None, header=No
         elif suffix == ".parquet":
             source = _Parquet(path)
         else:
-            source = _Text(path, delimiter, header)
+            source = _Text(path, delimiter, header, thousands)
         features, id_index = _select(path, source, columns, id_column)
         X, ids = source.load(features, id_index)
     except UnicodeDecodeError as error:

@@ -339,3 +339,20 @@ def test_increasing_integer_header_above_integer_rows_is_refused(tmp_path, capsy
     expected = _run(tmp_path, tmp_path / "X.npy", "-k", 2)[2]
     np.testing.assert_array_equal(_run(tmp_path, path, "-k", 2, "--header")[2], expected)
 
+
+
+def test_dotted_thousands_in_a_semicolon_table_are_refused_then_read(tmp_path, capsys):
+    # Counts as a German or French locale writes them: "12.345" is 12345, or a decimal?
+    rng = np.random.RandomState(0)
+    X = rng.choice([1234, 5678, 12_345, 23_456, 4321, 98_765], size=(40, 4)).astype(float)
+    lines = [";".join(f"{int(v):,}".replace(",", ".") for v in row) for row in X]
+    path = tmp_path / "dots.csv"
+    path.write_text("a;b;c;d\n" + "\n".join(lines) + "\n")
+    err = _fails(["cluster", path, "-k", 2], capsys)
+    assert "column 1 ('a'): " in err and "may be thousands separated by '.'" in err
+    assert "pass --thousands . or --thousands none" in err
+    for option, values in ((".", X), ("none", X / 1000)):
+        np.save(tmp_path / "X.npy", values)
+        expected = _run(tmp_path, tmp_path / "X.npy", "-k", 2)[2]
+        read = _run(tmp_path, path, "-k", 2, "--thousands", option)[2]
+        np.testing.assert_array_equal(read, expected)
