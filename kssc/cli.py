@@ -220,8 +220,10 @@ def _cluster(args):
     except ValueError as error:
         raise CommandError(f"{args.file}: {error}") from error
     except MemoryError as error:
-        raise CommandError(f"{args.file}: not enough memory to cluster {X.shape[0]} points of "
-                           f"{X.shape[1]} features with --method {args.method}.") from error
+        # The fit's own check says what each stage needs and which limit binds.
+        reason = str(error) or (f"not enough memory to cluster {X.shape[0]} points of "
+                                f"{X.shape[1]} features with --method {args.method}.")
+        raise CommandError(f"{args.file}: {reason}") from error
 
     # --preset auto: Z and the stages are the chosen candidate's; the time is the sum of the
     # candidates' fits (the criteria, about a second, are left out).
