@@ -6,7 +6,11 @@ the address-space limit (``ulimit -v``, RLIMIT_AS) less the address space alread
 """
 
 import os
-import resource
+
+try:
+    import resource
+except ImportError:  # Windows: no address-space limit to read
+    resource = None
 
 # A cgroup v1 "no limit" is the largest page-aligned int64; anything this large is none.
 _NO_LIMIT = 2**60
@@ -136,6 +140,8 @@ def virtual_size():
 
 def address_space_available():
     """(bytes the address-space limit RLIMIT_AS leaves, the limit), or None without one."""
+    if resource is None:
+        return None
     limit = resource.getrlimit(resource.RLIMIT_AS)[0]
     if limit == resource.RLIM_INFINITY:
         return None
@@ -196,8 +202,9 @@ def kssc_fit_memory(n, d, itemsize, n_candidates, search, *, copy=True, n_vector
     `n_candidates` is the candidates per point (neighbours and random ones); `n_vectors` the
     eigenvectors the spectral step computes; `lam_scale` whether the coefficient step first
     computes each point's lambda_max (lam_mode "relative" or "global": a chunk of gathered
-    neighbours, cast to float64); `removed_components` whether a view removes principal
-    directions (a float64 copy of the data, and its unit rows).
+    neighbours, cast to float64); `removed_components` whether a view searches a copy of
+    the data (principal directions removed, or unit rows made there): at most a float64
+    copy and its unit rows.
     """
     from .representation import _CHUNK_BYTES
 

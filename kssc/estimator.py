@@ -277,13 +277,14 @@ class KSSC(SelfExpressiveClustering):
         metric = self.metric
         search_algorithm = "exact" if algorithm == "exact" or metric == "l2" else (
             algorithm if isinstance(algorithm, IVF) else IVF())
-        dtype = X.dtype if self.normalize else np.float64
+        # Without normalize, the cosine metrics search a unit-row copy made in the stage.
+        views = bool(np.any(np.atleast_1d(self.neighbor_pcs))) or (
+            not self.normalize and metric != "l2")
         stages = kssc_fit_memory(
             n, d, X.dtype.itemsize, k,
-            search_memory(n, d, k, metric, search_algorithm, dtype), copy=self.normalize,
+            search_memory(n, d, k, metric, search_algorithm, X.dtype), copy=self.normalize,
             n_vectors=self.n_clusters or self.max_clusters + 1,
-            lam_scale=self.lam_mode != "absolute" or admm,
-            removed_components=bool(np.any(np.atleast_1d(self.neighbor_pcs))))
+            lam_scale=self.lam_mode != "absolute" or admm, removed_components=views)
         advice = ["pass float32 data (a memory-mapped .npy is read in place)"
                   if X.dtype != np.float32 else "",
                   "use the approximate search (neighbor_algorithm='approximate')"
