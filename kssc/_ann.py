@@ -197,7 +197,8 @@ def memory_bytes(n_samples, n_features, n_neighbors, index=None, dtype=float):
     at the first nprobe, the lists' ordering, the part of the worker threads' buffers that a
     list's points and the rows probing it fill, with room for lists 4x the mean, their
     slots sorted by list, and the running top-k); its end (the join's indices, the re-scored
-    scores, the sort order and the sorted result). No copy of the data for the index."""
+    scores, the sort order and the sorted result, 32 bytes per neighbour). No copy of the
+    data for the index."""
     from ._exact import _BLOCK_BYTES
 
     settings = IVF() if index is None else index
@@ -214,7 +215,7 @@ def memory_bytes(n_samples, n_features, n_neighbors, index=None, dtype=float):
     slots = 16 * (n // workers) * max(1, n_probe - 1)
     buffers = workers * (min(join_buffer_bytes(d), gathered) + min(_JOIN_SLOT_BYTES, slots))
     join = 4 * n * n_probe + 16 * n + buffers + 12 * n * k
-    end = 8 * n * k + 4 * 8 * n * k
+    end = 4 * 8 * n * k
     return copy + max(train, recall, join, end)
 
 

@@ -184,9 +184,10 @@ def check_memory(needed, what, advice):
 # the next (measured by benchmarks/bench_memory.py, whose ratios it keeps within 1.3x).
 FIXED_BYTES = 96 * 2**20
 # Bytes per stored coefficient (n_samples x n_candidates) that the spectral step holds at its
-# peak: the candidates (8), Z (12), and building W = |Z| + |Z|^T beside it (|Z|, its
-# transpose, the sum and its copy: 60).
-_SPECTRAL_PER_COEFFICIENT = 80
+# peak beyond a fixed part (2 x FIXED_BYTES: the eigensolver's and the allocator's): the
+# candidates (8), Z (12) and building W = |Z| + |Z|^T beside it; measured by
+# benchmarks/bench_memory.py from 2e5 to 4e5 points (k = 20).
+_SPECTRAL_PER_COEFFICIENT = 48
 # Bytes per point and eigenvector of the eigensolver's blocks (iterate, residuals, products
 # and their float64 copies).
 _SPECTRAL_PER_VECTOR = 32
@@ -220,7 +221,7 @@ def kssc_fit_memory(n, d, itemsize, n_candidates, search, *, copy=True, n_vector
     return {"unit rows": unit,
             "neighbours": FIXED_BYTES + unit + views + search,
             "coefficients": FIXED_BYTES + unit + coefficients,
-            "spectral": FIXED_BYTES + spectral}
+            "spectral": 2 * FIXED_BYTES + spectral}
 
 
 def search_memory(n, d, n_neighbors, metric, algorithm, dtype):
