@@ -13,6 +13,7 @@ from ._sparse import sparse_candidate_sets, sparse_coefficients
 from .coding.admm import ADMM
 from .coding.representation import LAM_MODES, SOLVERS, code_residuals, kssc_coefficients
 from .neighbors._ann import IVF
+from .neighbors._memory import check_fit_memory, kssc_fit_memory, search_memory
 from .neighbors._search import METRICS
 from .neighbors.candidates import candidate_sets, precomputed_candidates
 from .presets import PAPER_SETTING  # noqa: F401 (kssc.estimator.PAPER_SETTING, as before)
@@ -294,10 +295,12 @@ class KSSC(SelfExpressiveClustering):
         # float64. Float64 data keeps float64 unit rows: a memory map gives the labels of the
         # same array in memory. Sparse rows are scaled where they are gathered.
         sparse = sp.issparse(X)
-        P = unit_rows(X, X.dtype, warn=False) if self.normalize and not sparse else X
         if sparse and self._sparse_problem():
             raise ValueError(f"sparse X cannot be fitted with {self._sparse_problem()}; or "
                              "convert X with X.toarray().")
+        if not sparse:  # before the first copy
+            self._check_memory(X, self._search_algorithm(X.shape[0]), isinstance(solver, ADMM))
+        P = unit_rows(X, X.dtype, warn=False) if self.normalize and not sparse else X
         if not sparse:
             # A sparse matrix cannot be StandardScaler's centred output: nothing to check.
             warn_unsuitable(X, self.normalize)
@@ -325,6 +328,19 @@ class KSSC(SelfExpressiveClustering):
         tags.input_tags.sparse = not self._sparse_problem()
         return tags
 
+    def _search_algorithm(self, n):
+        """The neighbour search a dense fit of n points runs ("exact", "approximate" or an
+        `IVF`), validated."""
+        algorithm = self.neighbor_algorithm
+        if isinstance(algorithm, IVF):
+            algorithm.validate()
+        if algorithm == "auto":
+            algorithm = "approximate" if n >= APPROXIMATE_FROM else "exact"
+        if self.metric == "l2" and algorithm != "exact" and self.neighbor_algorithm != "auto":
+            raise ValueError(f"metric='l2' has an exact search only; got neighbor_algorithm="
+                             f"{self.neighbor_algorithm!r}: use 'exact' or 'auto'.")
+        return algorithm
+
     def _candidates(self, P, random_state, progress=None):
         """Every point's candidates (n, k): given, or searched; sets ``neighbor_search_``."""
         n = P.shape[0]
@@ -341,14 +357,7 @@ class KSSC(SelfExpressiveClustering):
                 P, self.n_neighbors, neighbor_pcs=self.neighbor_pcs, n_random=self.n_random,
                 metric=self.metric, random_state=random_state, progress=progress)
         else:
-            algorithm = self.neighbor_algorithm
-            if isinstance(algorithm, IVF):
-                algorithm.validate()
-            if algorithm == "auto":
-                algorithm = "approximate" if n >= APPROXIMATE_FROM else "exact"
-            if self.metric == "l2" and algorithm != "exact" and self.neighbor_algorithm != "auto":
-                raise ValueError(f"metric='l2' has an exact search only; got neighbor_algorithm="
-                                 f"{self.neighbor_algorithm!r}: use 'exact' or 'auto'.")
+            algorithm = self._search_algorithm(n)
             indices, search = candidate_sets(P, self.n_neighbors, neighbor_pcs=self.neighbor_pcs,
                                              n_random=self.n_random, metric=self.metric,
                                              algorithm=algorithm, unit_rows=self.normalize,
@@ -388,6 +397,34 @@ class KSSC(SelfExpressiveClustering):
         if self.affinity == "max_normalized":
             Z = max_normalize_rows(Z)
         return Z, {"n_iter": n_iter}
+
+    def _check_memory(self, X, algorithm, admm):
+        """`FitMemoryError` before the fit allocates, when its largest stage would need more
+        memory than the process may take (`kssc._memory`)."""
+        n, d = X.shape
+        counts = np.atleast_1d(self.n_neighbors)
+        k = int(min(counts.sum() + self.n_random, n - 1))
+        metric = self.metric
+        search_algorithm = "exact" if algorithm == "exact" or metric == "l2" else (
+            algorithm if isinstance(algorithm, IVF) else IVF())
+        # Without normalize, the cosine metrics search a unit-row copy made in the stage.
+        views = bool(np.any(np.atleast_1d(self.neighbor_pcs))) or (
+            not self.normalize and metric != "l2")
+        stages = kssc_fit_memory(
+            n, d, X.dtype.itemsize, k,
+            search_memory(n, d, k, metric, search_algorithm, X.dtype), copy=self.normalize,
+            n_vectors=self.n_clusters or self.max_clusters + 1,
+            lam_scale=self.lam_mode != "absolute" or admm, removed_components=views)
+        advice = ["pass float32 data (a memory-mapped .npy is read in place)"
+                  if X.dtype != np.float32 else "",
+                  "use the approximate search (neighbor_algorithm='approximate')"
+                  if search_algorithm == "exact" and metric != "l2" else "",
+                  "lower n_neighbors",
+                  "or fit on a larger machine (kssc.distributed.fit splits the rows over a "
+                  "dask cluster)"]
+        check_fit_memory(stages, f"KSSC.fit of {n} x {d} {X.dtype.name} points with "
+                         f"{k} candidates each", "To fit, " + "; ".join(a for a in advice if a)
+                         + ".")
 
     def predict(self, X):
         """Cluster of every row of X, from the fitted clusters (an extension of k-SSC).
@@ -434,7 +471,7 @@ class KSSC(SelfExpressiveClustering):
         """With n_clusters=None, the relative eigen-gap of the chosen number of clusters
         (`kssc.spectral.relative_eigengap` of ``laplacian_eigenvalues_``; in [0, 1], below
         `kssc.spectral.CLEAR_GAP` the fit warns); None when n_clusters was given."""
-        from .spectral import relative_eigengap  # here, not at the top: the module move
+        from .spectral._clustering import relative_eigengap
 
         values = self.laplacian_eigenvalues_
         if values is None:

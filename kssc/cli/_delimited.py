@@ -7,7 +7,9 @@ in Python, so that a bad cell is reported by line and column instead of silently
 
 import csv
 import re
+import sys
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -21,6 +23,9 @@ SAMPLE_LINES = 50
 INDEX_NAMES = ("", "Unnamed: 0")
 
 _INTEGER = re.compile(r"[+-]?\d+")
+# '1.234' or '12.345.678': thousands separated by '.' (as a ';' table in a German or French
+# locale writes them), or a decimal with three digits.
+_DOTTED = re.compile(r"[+-]?\d{1,3}(\.\d{3})+")
 _DECIMAL_COMMA = re.compile(r"[+-]?\d+,\d+")
 
 
@@ -38,6 +43,7 @@ class TextLayout:
     names: list | None  # column names from the header row, or None without one
     n_columns: int
     index_column: int | None = None  # pandas' index column (blank header), kept as IDs
+    thousands: str | None = None  # the thousands separator dropped from numbers, if any
     notes: list = field(default_factory=list)
 
     def delimiter_name(self):
@@ -48,6 +54,18 @@ class TextLayout:
         if self.guessed:
             return f"delimiter {self.delimiter_name()}, guessed; --delimiter sets it"
         return f"delimiter {self.delimiter_name()}"
+
+
+@contextmanager
+def _long_fields():
+    """Fields of any length for the csv module (its default limit, 128 KiB, is one wide
+    line split at a delimiter it does not hold); the limit is restored after."""
+    previous = csv.field_size_limit()
+    csv.field_size_limit(sys.maxsize)
+    try:
+        yield
+    finally:
+        csv.field_size_limit(previous)
 
 
 def _is_number(cell):
@@ -146,21 +164,61 @@ def _header_row(path, numbers, rows):
     if counts and (len(numeric) >= 3 or decimals):
         return True, (f"line {numbers[0]} ({shown}) taken as a header: it numbers the columns "
                       "as pandas writes them (--no-header reads it as data)")
+    # Increasing integers (years, wavelengths, gene numbers) name columns more often than a
+    # data row happens to increase; when the rows below do not, it cannot be told.
+    increasing = integers and len(numeric) >= 3 and all(
+        int(first[a]) < int(first[b]) for a, b in zip(numeric, numeric[1:], strict=False))
+    below_increasing = increasing and all(
+        all(_is_number(row[j]) for j in numeric)
+        and all(float(row[a]) < float(row[b]) for a, b in zip(numeric, numeric[1:], strict=False))
+        for row in rest)
     if text:
         what = f"has text ({first[text[0]]!r}) only in columns that hold text below it too"
     elif counts:
         what = "numbers the columns"
     elif decimals:
         what = "is written as integers, the rows below it as decimals"
+    elif increasing and not below_increasing:
+        what = "holds increasing integers, as column names do, and the rows below it do not"
     else:
         return False, None
     raise TableError(f"{path}: line {numbers[0]} ({shown}) {what}: a header or data? "
                      "Pass --header or --no-header.")
 
 
-def text_layout(path, delimiter=None, header=None):
+def text_layout(path, delimiter=None, header=None, thousands=None):
     """The `TextLayout` of `path`: `delimiter` (" ": whitespace) and `header` where given, else
-    guessed."""
+    guessed; `thousands` where given ("": none), else refused where unclear
+    (`_check_thousands`)."""
+    with _long_fields():
+        layout = _text_layout(path, delimiter, header)
+    if thousands is None:
+        _check_thousands(path, layout, _split([line for _, line in _head(path)[1]],
+                                              layout.delimiter))
+    layout.thousands = thousands or None
+    return layout
+
+
+def _check_thousands(path, layout, rows):
+    """Refuse a ';' table where a column's numbers may hold '.' as a thousands separator:
+    every number in the first lines an integer or dotted in threes ('1.234'), one at least
+    dotted."""
+    if layout.delimiter != ";":
+        return
+    data = rows[1:] if layout.names else rows
+    for j in range(layout.n_columns):
+        cells = [row[j].strip() for row in data if j < len(row)]
+        dotted = [cell for cell in cells if _DOTTED.fullmatch(cell)]
+        if dotted and all(_DOTTED.fullmatch(c) or _INTEGER.fullmatch(c) for c in cells):
+            cell = dotted[0]
+            raise TableError(
+                f"{path}: column {column_label(layout.names, j)}: {cell!r} in a ';' table may "
+                f"be thousands separated by '.' ({cell.replace('.', '')}) or a decimal "
+                f"({float(cell.replace('.', '', cell.count('.') - 1))}); pass --thousands . "
+                "or --thousands none.")
+
+
+def _text_layout(path, delimiter, header):
     comments, head = _head(path)
     if not head:
         raise TableError(f"{path}: holds no data (an empty file or only comment lines).")
@@ -201,9 +259,21 @@ def _data_rows(path, layout):
             rows = ((layout.skip + reader.line_num, row) for row in reader)
         index = 0
         for line_number, row in rows:
-            if row:
+            if row and any(cell.strip() for cell in row):  # blank or whitespace-only: none
                 yield line_number, index, row
                 index += 1
+
+
+def _drop_thousands(cell, separator):
+    """`cell` without its thousands separators where it groups digits in threes
+    ('12.345.678', '1,234.5'); any other cell as it is."""
+    if not separator:
+        return cell
+    grouped = re.fullmatch(rf"\s*([+-]?\d{{1,3}}(?:{re.escape(separator)}\d{{3}})+)(\.\d*)?\s*",
+                           cell)
+    if grouped is None or separator == "." and grouped.group(2):
+        return cell
+    return grouped.group(1).replace(separator, "") + (grouped.group(2) or "")
 
 
 def _bad_cell(path, where, layout, j, cell):
@@ -211,6 +281,9 @@ def _bad_cell(path, where, layout, j, cell):
     column = f"column {column_label(layout.names, j)}"
     if not cell.strip():
         return f"{path}: {where}, {column} is empty (a missing value); fill or drop it."
+    if _DOTTED.fullmatch(cell.strip()) and layout.thousands is None:
+        return (f"{path}: {where}, {column}: {cell!r} holds thousands separated by '.'; pass "
+                f"--thousands . ({layout.how()}).")
     if _DECIMAL_COMMA.fullmatch(cell.strip()):
         return (f"{path}: {where}, {column}: {cell!r} has a decimal comma; write the file "
                 f"with '.' as the decimal mark ({layout.how()}).")
@@ -223,20 +296,27 @@ def check_rows(path, layout, features, id_index=None, numbers=False):
     """The IDs in column `id_index` (or None), after checking every row's field count.
 
     With `numbers`, also check that every cell of `features` is a number; the first failure
-    raises `TableError` naming its line, row and column.
+    raises `TableError` naming its line, row and column. Then returns (ids, values): the
+    rows' `features` as floats.
     """
     ids = [] if id_index is not None else None
-    for line_number, index, row in _data_rows(path, layout):
-        where = f"line {line_number} (row {index})"
-        if len(row) != layout.n_columns:
-            raise TableError(f"{path}: {where} has {len(row)} fields where the first line has "
-                             f"{layout.n_columns} ({layout.how()}).")
-        if numbers:
-            for j in features:
-                if not _is_number(row[j]):
-                    raise TableError(_bad_cell(path, where, layout, j, row[j]))
-        if ids is not None:
-            ids.append(row[id_index].strip())
+    values = []
+    with _long_fields():
+        for line_number, index, row in _data_rows(path, layout):
+            where = f"line {line_number} (row {index})"
+            if len(row) != layout.n_columns:
+                raise TableError(f"{path}: {where} has {len(row)} fields where the first line "
+                                 f"has {layout.n_columns} ({layout.how()}).")
+            if numbers:
+                cells = [_drop_thousands(row[j], layout.thousands) for j in features]
+                for j, cell in zip(features, cells, strict=True):
+                    if not _is_number(cell):
+                        raise TableError(_bad_cell(path, where, layout, j, row[j]))
+                values.append([float(cell) for cell in cells])
+            if ids is not None:
+                ids.append(row[id_index].strip())
+    if numbers:
+        return ids, np.array(values, dtype=np.float64).reshape(len(values), len(features))
     return ids
 
 
@@ -248,6 +328,10 @@ def load_text(path, layout, features, id_index=None):
         # np.loadtxt ignores extra fields when given usecols; check the counts first.
         ids = check_rows(path, layout, features, id_index)
     options = {"quotechar": '"'} if layout.delimiter is not None else {}
+    if layout.thousands:
+        # Numbers with separators: read row by row, the separators dropped.
+        ids, X = check_rows(path, layout, features, id_index, numbers=True)
+        return X, ids
     try:
         with warnings.catch_warnings():
             # Blank lines and a header-only file: np.loadtxt warns, the counts below check.
@@ -255,9 +339,10 @@ def load_text(path, layout, features, id_index=None):
             X = np.loadtxt(path, dtype=np.float64, delimiter=layout.delimiter, comments=None,
                            skiprows=layout.skip, usecols=None if every_column else features,
                            ndmin=2, encoding=ENCODING, **options)
-    except ValueError as error:
-        check_rows(path, layout, features, numbers=True)
-        raise TableError(f"{path}: {error} ({layout.how()})") from error
+    except ValueError:
+        # np.loadtxt refuses what it cannot read, whitespace-only lines included: the rows
+        # read one by one name the bad cell, or give the numbers.
+        ids, X = check_rows(path, layout, features, id_index, numbers=True)
     if X.shape[0] and X.shape[1] != len(features):
         raise TableError(f"{path}: read {X.shape[1]} columns where the first line has "
                          f"{len(features)} ({layout.how()}).")

@@ -76,6 +76,14 @@ def _delimiter(text):
     return text
 
 
+def _thousands(text):
+    if text == "none":
+        return ""
+    if len(text) != 1 or text.isdigit() or text in "+-eE\r\n":
+        raise argparse.ArgumentTypeError(f"{text!r} is not one separator character (or none)")
+    return text
+
+
 def _parser():
     parser = argparse.ArgumentParser(
         prog="kssc", description="Sparse subspace clustering by nearest neighbour filtering.")
@@ -106,6 +114,11 @@ def _parser():
                               "labels (default: the index column pandas' to_csv writes)")
     reading.add_argument("--delimiter", type=_delimiter, metavar="CHAR",
                          help="text files: ',', ';', tab, '|', space... (default: guessed)")
+    reading.add_argument("--thousands", type=_thousands, metavar="CHAR",
+                         help="text files: the thousands separator in the numbers, dropped "
+                              "('.', ',', \"'\", or none: '1.234' is a decimal) (default: "
+                              "none, and a ';' table whose numbers may hold '.' ones is "
+                              "refused)")
     reading.add_argument("--header", action=argparse.BooleanOptionalAction, default=None,
                          help="text files: the first line names the columns (default: "
                               "detected, including pandas' 0,1,2,... header)")
@@ -195,7 +208,8 @@ def _cluster(args):
 
     try:
         points = read_points(args.file, columns=args.columns, id_column=args.id_column,
-                             delimiter=args.delimiter, header=args.header)
+                             delimiter=args.delimiter, header=args.header,
+                             thousands=args.thousands)
     except (OSError, EOFError, MemoryError, UnicodeDecodeError) as error:
         raise CommandError(f"{args.file}: cannot read it ({_reason(error)}).") from error
     X = points.X
@@ -206,8 +220,10 @@ def _cluster(args):
     except ValueError as error:
         raise CommandError(f"{args.file}: {error}") from error
     except MemoryError as error:
-        raise CommandError(f"{args.file}: not enough memory to cluster {X.shape[0]} points of "
-                           f"{X.shape[1]} features with --method {args.method}.") from error
+        # The fit's own check says what each stage needs and which limit binds.
+        reason = str(error) or (f"not enough memory to cluster {X.shape[0]} points of "
+                                f"{X.shape[1]} features with --method {args.method}.")
+        raise CommandError(f"{args.file}: {reason}") from error
 
     # --preset auto: Z and the stages are the chosen candidate's; the time is the sum of the
     # candidates' fits (the criteria, about a second, are left out).

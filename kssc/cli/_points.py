@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..utils._validation import ROW_CHUNK_BYTES
 from ._delimited import TableError, column_label, load_text, text_layout
 
 TEXT_SUFFIXES = (".csv", ".tsv", ".txt")
@@ -74,8 +75,15 @@ class _Npy:
         self.path, self.n_columns = path, shape[1]
 
     def load(self, features, id_index):
+        """(X, ids): float32 and float64 arrays keep their type and, when every column is a
+        feature, are read in place from the memory map (no copy); other numbers become
+        float64."""
         array = np.load(self.path, allow_pickle=False, mmap_mode="r")
-        X = np.asarray(array[:, features], dtype=np.float64)
+        dtype = array.dtype if array.dtype in (np.float32, np.float64) else np.float64
+        if list(features) == list(range(self.n_columns)) and array.dtype == dtype:
+            X = array
+        else:
+            X = np.asarray(array[:, features], dtype=dtype)
         ids = None if id_index is None else [_format_id(v) for v in array[:, id_index]]
         return X, ids
 
@@ -85,9 +93,9 @@ class _Text:
 
     table = True
 
-    def __init__(self, path, delimiter, header):
+    def __init__(self, path, delimiter, header, thousands=None):
         self.path = path
-        self.layout = text_layout(path, delimiter, header)
+        self.layout = text_layout(path, delimiter, header, thousands)
         self.names, self.n_columns = self.layout.names, self.layout.n_columns
         self.index_column = self.layout.index_column
 
@@ -206,21 +214,50 @@ def _select(path, source, columns, id_column):
 
 
 def _check_finite(path, X, names, features):
-    bad = ~np.isfinite(X)
-    if bad.any():
-        rows = np.flatnonzero(bad.any(axis=1))
-        column = features[int(np.flatnonzero(bad[rows[0]])[0])]
+    """Refuse NaN and infinite values, reading X (maybe a memory map) a chunk of rows at a
+    time."""
+    step = max(1, ROW_CHUNK_BYTES // (X.dtype.itemsize * X.shape[1]))
+    rows = np.concatenate([
+        start + np.flatnonzero(~np.isfinite(np.asarray(X[start:start + step])).all(axis=1))
+        for start in range(0, X.shape[0], step)])
+    if rows.size:
+        first = np.asarray(X[rows[0]])
+        column = features[int(np.flatnonzero(~np.isfinite(first))[0])]
         raise TableError(f"{path}: {rows.size} row(s) hold NaN or infinite values (rows "
                          f"{rows[:5].tolist()}; row {rows[0]}, column "
-                         f"{column_label(names, column)}: {X[rows[0], features.index(column)]}).")
+                         f"{column_label(names, column)}: {first[features.index(column)]}).")
+
+
+def _id_like(values, others_integer):
+    """Why a column's values look like IDs or row numbers ("" if they do not): integers
+    distinct in every row but at most one in a hundred (a repeated ID), values that increase
+    (or decrease) row by row, or, in under `MIN_ROWS_ID_CHECK` rows, distinct integers
+    beside non-integer features."""
+    n = values.size
+    integers = bool(np.array_equal(values, np.round(values)))
+    distinct = np.unique(values).size
+    steps = np.diff(values)
+    shown = ", ".join(_format_id(v) for v in values[:3]) + (", ..." if n > 3 else "")
+    if n >= MIN_ROWS_ID_CHECK and integers and distinct >= n - max(1, n // 100):
+        repeated = "" if distinct == n else f" but {n - distinct}"
+        return f"its {n} values are distinct integers{repeated} ({shown})"
+    if n >= 5 and ((steps > 0).all() or (steps < 0).all()):
+        return f"its {n} values {'increase' if steps[0] > 0 else 'decrease'} row by row ({shown})"
+    if n < MIN_ROWS_ID_CHECK and integers and distinct == n and n > 1 and not others_integer:
+        return (f"its {n} values are distinct integers ({shown}) beside non-integer columns, "
+                f"and {n} rows are too few to tell")
+    return ""
 
 
 def _check_features(path, X, names, features):
     """Refuse a feature column that looks like IDs, row numbers or class labels.
 
-    IDs: a name such as "id" or "sample_id", or distinct integers in every row. Labels: a
-    name such as "label", "target" or "class" (their values look like any integer feature).
+    IDs: a name such as "id" or "sample_id", or values as `_id_like` describes them. Labels:
+    a name such as "label", "target" or "class" (their values look like any integer
+    feature).
     """
+    integer_columns = [bool(np.array_equal(X[:, p], np.round(X[:, p])))
+                       for p in range(X.shape[1])]
     for position, j in enumerate(features):
         values = X[:, position]
         name = names[j] if names else None
@@ -230,12 +267,10 @@ def _check_features(path, X, names, features):
             raise TableError(
                 f"{path}: {column} looks like class labels, not a feature; choose the "
                 "features with --columns (ranges a:b and lists a,b).")
-        distinct = (values.size >= MIN_ROWS_ID_CHECK and np.array_equal(values, np.round(values))
-                    and np.unique(values).size == values.size)
+        others_integer = all(integer_columns[:position] + integer_columns[position + 1:])
+        distinct = _id_like(values, others_integer)
         if distinct or name is not None and ID_NAMES.fullmatch(name.strip()):
-            shown = ", ".join(_format_id(v) for v in values[:3])
-            what = (f"its {values.size} values are distinct integers ({shown}, ...)" if distinct
-                    else "its name")
+            what = distinct or "its name"
             raise TableError(
                 f"{path}: {column} looks like IDs or row numbers, not a feature ({what}). "
                 f"Pass --id-column {ref} to keep it beside the labels, or --columns to choose "
@@ -253,7 +288,8 @@ def _undecodable(path):
     return "an undecodable byte"
 
 
-def read_points(path, *, columns=None, id_column=None, delimiter=None, header=None):
+def read_points(path, *, columns=None, id_column=None, delimiter=None, header=None,
+                thousands=None):
     """The points of `path` as a `Points`, or `TableError` naming the file and the problem.
 
     Parameters
@@ -269,12 +305,16 @@ def read_points(path, *, columns=None, id_column=None, delimiter=None, header=No
         The delimiter of a text file; None: guessed.
     header : bool or None
         Whether a text file has a header row; None: decided from its first lines.
+    thousands : str or None
+        A text file's thousands separator, dropped from its numbers ("" : it has none);
+        None: refused where a ';' table's numbers may hold one ('1.234').
     """
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
         raise TableError(f"{path}: unsupported extension {suffix!r}; use one of {SUFFIXES}.")
     if suffix not in TEXT_SUFFIXES:
-        given = [option for option, value in (("--delimiter", delimiter), ("--header", header))
+        given = [option for option, value in (("--delimiter", delimiter), ("--header", header),
+                                              ("--thousands", thousands))
                  if value is not None]
         if given:
             raise TableError(f"{path}: {given[0]} applies to text files ({TEXT_SUFFIXES}) only.")
@@ -284,7 +324,7 @@ def read_points(path, *, columns=None, id_column=None, delimiter=None, header=No
         elif suffix == ".parquet":
             source = _Parquet(path)
         else:
-            source = _Text(path, delimiter, header)
+            source = _Text(path, delimiter, header, thousands)
         features, id_index = _select(path, source, columns, id_column)
         X, ids = source.load(features, id_index)
     except UnicodeDecodeError as error:

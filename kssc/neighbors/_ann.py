@@ -195,23 +195,32 @@ def _joined(X_unit, X32, index, rows, probes, k, metric, progress=None):
 
 
 def memory_bytes(n_samples, n_features, n_neighbors, index=None, dtype=float):
-    """Bytes `approximate_search` allocates at its peak: a float32 copy of the rows unless
-    they are float32 already, the k-means sample, every row's probed lists (at the first
-    nprobe: a doubled one is searched for the sample only until the last), the lists'
-    ordering, the worker threads' buffers (fixed bytes), the running top-k and the result;
-    no copy of the data for the index."""
+    """Bytes `approximate_search` holds at its peak (resident): a float32 copy of the rows
+    unless they are float32 already, and the largest of its phases: the k-means sample; the
+    recall sample's exact search (its similarity blocks); the join (every row's probed lists
+    at the first nprobe, the lists' ordering, the part of the worker threads' buffers that a
+    list's points and the rows probing it fill, with room for lists 4x the mean, their
+    slots sorted by list, and the running top-k); its end (the join's indices, the re-scored
+    scores, the sort order and the sorted result, 32 bytes per neighbour). No copy of the
+    data for the index."""
+    from ._exact import _BLOCK_BYTES
+
     settings = IVF() if index is None else index
     n, d, k = n_samples, n_features, n_neighbors
     n_lists = settings.nlist or int(_JOIN_LISTS_PER_SQRT_N * np.sqrt(n))
     n_probe = min(n_lists, settings.nprobe or _JOIN_FIRST_PROBE)
+    workers = _n_workers(n)
     copy = 4 * n * d if dtype != np.float32 else 0
     train = 12 * min(n, _JOIN_TRAIN_PER_LIST * n_lists) * d
-    probes = 4 * n * n_probe  # the lists (each worker's slots sorted by list: bounded)
-    ordering = 16 * n
-    buffers = _n_workers(n) * (join_buffer_bytes(d) + _JOIN_SLOT_BYTES)
-    top_k = 12 * n * k
-    result = 3 * 16 * n * k
-    return copy + max(train, probes + ordering + buffers + top_k + result)
+    recall = min(_BLOCK_BYTES, 4 * settings.recall_sample * n)
+    list_size = min(n, 4 * n // max(1, n_lists))
+    probing = min(n, list_size * n_probe)
+    gathered = 4 * (list_size + probing) * d + 4 * list_size * probing
+    slots = 16 * (n // workers) * max(1, n_probe - 1)
+    buffers = workers * (min(join_buffer_bytes(d), gathered) + min(_JOIN_SLOT_BYTES, slots))
+    join = 4 * n * n_probe + 16 * n + buffers + 12 * n * k
+    end = 4 * 8 * n * k
+    return copy + max(train, recall, join, end)
 
 
 def approximate_search(X_unit, n_neighbors, metric="euclidean", index=None,

@@ -142,6 +142,22 @@ def test_bench_memory_reports_every_step_and_restores_the_package(capsys):
     assert (base.timed, affinity.symmetric_affinity, multilevel.refine) == before
 
 
+def test_bench_memory_rss_compares_every_stage_with_the_estimate(tmp_path, capsys):
+    # A small fit: one row per stage with the estimate the fit checked and the measured
+    # peak, the CSV written where asked, the package's functions put back.
+    import kssc._base as base
+    import kssc.estimator as estimator
+
+    before = (base.timed, estimator.check_fit_memory)
+    frame = _load("bench_memory").main(["--n", "3000", "--rss",
+                                        "--output", str(tmp_path / "memory.csv")])
+    assert list(frame.stage) == ["unit rows", "neighbours", "coefficients", "spectral"]
+    assert (frame.estimate_bytes > 0).all() and (frame.measured_bytes >= 0).all()
+    assert frame.loc[0, "estimate_bytes"] == 3000 * 64 * 4  # the float32 unit rows
+    assert (tmp_path / "memory.csv").is_file() and "ratio" in capsys.readouterr().out
+    assert (base.timed, estimator.check_fit_memory) == before
+
+
 def _write_idx(path, array):
     import gzip
 

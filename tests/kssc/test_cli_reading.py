@@ -268,3 +268,91 @@ def test_npy_columns_by_number(subspaces):
     assert header == ["column1", "label"] and ids[:2] == ["7", "8"]
     np.testing.assert_array_equal(_run(folder, folder / "wide.npy", "-k", 3,
                                        "--columns", "2:13")[2], labels)
+
+
+def test_float32_npy_keeps_its_type_and_is_read_in_place(subspaces):
+    from pathlib import Path
+
+    from kssc._cli_points import read_points
+
+    folder, X, _ = subspaces
+    np.save(folder / "X32.npy", X.astype(np.float32))
+    points = read_points(Path(folder / "X32.npy"))
+    assert isinstance(points.X, np.memmap) and points.X.dtype == np.float32
+    # A subset of the columns is a float32 copy, not float64.
+    np.save(folder / "wide32.npy", np.column_stack([np.arange(90), X]).astype(np.float32))
+    subset = read_points(Path(folder / "wide32.npy"), id_column="1")
+    assert subset.X.dtype == np.float32 and subset.X.shape == (90, 12)
+    from kssc import KSSC
+    expected = KSSC(3, n_neighbors=8, random_state=0).fit(X.astype(np.float32)).labels_
+    np.testing.assert_array_equal(_run(folder, folder / "X32.npy", "-k", 3)[2], expected)
+
+
+def test_lines_wider_than_the_csv_field_limit(tmp_path):
+    # 60 x 20,000: every line about 200 KiB, beyond the csv module's 128 KiB field limit
+    # that guessing the delimiter splits it by.
+    X = np.random.RandomState(0).randn(60, 20_000).round(4)
+    np.save(tmp_path / "X.npy", X)
+    np.savetxt(tmp_path / "wide.csv", X, delimiter=",", fmt="%.4f")
+    assert (tmp_path / "wide.csv").stat().st_size > 60 * 2**17
+    expected = _run(tmp_path, tmp_path / "X.npy", "-k", 2)[2]
+    np.testing.assert_array_equal(_run(tmp_path, tmp_path / "wide.csv", "-k", 2)[2], expected)
+
+
+def test_trailing_whitespace_only_lines_are_accepted(subspaces):
+    folder, X, labels = subspaces
+    path = folder / "trailing.csv"
+    pd.DataFrame(X).to_csv(path, index=False)
+    with open(path, "a") as handle:
+        handle.write("   \n\t\n \t \n")
+    np.testing.assert_array_equal(_run(folder, path, "-k", 3)[2], labels)
+
+
+@pytest.mark.parametrize("ids, n_rows, reason", [
+    (np.r_[5000, np.arange(5000, 5089)], 90, "its 90 values are distinct integers but 1"),
+    (np.arange(90) * 0.5 + 1000.25, 90, "its 90 values increase row by row"),
+    (np.array([7, 3, 5, 1, 8, 2, 6, 4]), 8, "its 8 values are distinct integers"),
+], ids=["one-repeated-id", "float-ids", "under-10-rows"])
+def test_id_columns_that_are_not_all_distinct_integers_are_refused(subspaces, capsys, ids,
+                                                                   n_rows, reason):
+    folder, X, _ = subspaces
+    frame = pd.DataFrame(X[:n_rows], columns=[f"f{j}" for j in range(12)])
+    frame.insert(0, "sample", ids)
+    frame.to_csv(folder / "ids.csv", index=False)
+    err = _fails(["cluster", folder / "ids.csv", "-k", 2], capsys)
+    assert "column 1 ('sample') looks like IDs" in err and reason in err
+    assert "--id-column sample" in err
+    header, read_ids, _ = _run(folder, folder / "ids.csv", "-k", 2, "--n-neighbors", 4,
+                               "--id-column", "sample")
+    assert header == ["sample", "label"] and len(read_ids) == n_rows
+
+
+def test_increasing_integer_header_above_integer_rows_is_refused(tmp_path, capsys):
+    rows = np.random.RandomState(0).randint(0, 50, size=(30, 4))
+    body = "\n".join(",".join(map(str, row)) for row in rows)
+    path = tmp_path / "years.csv"
+    path.write_text("1990,2000,2010,2020\n" + body + "\n")
+    err = _fails(["cluster", path, "-k", 2], capsys)
+    assert "line 1 (1990,2000,2010,2020) holds increasing integers" in err
+    assert "--header or --no-header" in err
+    np.save(tmp_path / "X.npy", rows.astype(float))
+    expected = _run(tmp_path, tmp_path / "X.npy", "-k", 2)[2]
+    np.testing.assert_array_equal(_run(tmp_path, path, "-k", 2, "--header")[2], expected)
+
+
+
+def test_dotted_thousands_in_a_semicolon_table_are_refused_then_read(tmp_path, capsys):
+    # Counts as a German or French locale writes them: "12.345" is 12345, or a decimal?
+    rng = np.random.RandomState(0)
+    X = rng.choice([1234, 5678, 12_345, 23_456, 4321, 98_765], size=(40, 4)).astype(float)
+    lines = [";".join(f"{int(v):,}".replace(",", ".") for v in row) for row in X]
+    path = tmp_path / "dots.csv"
+    path.write_text("a;b;c;d\n" + "\n".join(lines) + "\n")
+    err = _fails(["cluster", path, "-k", 2], capsys)
+    assert "column 1 ('a'): " in err and "may be thousands separated by '.'" in err
+    assert "pass --thousands . or --thousands none" in err
+    for option, values in ((".", X), ("none", X / 1000)):
+        np.save(tmp_path / "X.npy", values)
+        expected = _run(tmp_path, tmp_path / "X.npy", "-k", 2)[2]
+        read = _run(tmp_path, path, "-k", 2, "--thousands", option)[2]
+        np.testing.assert_array_equal(read, expected)

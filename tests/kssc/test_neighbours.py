@@ -161,7 +161,8 @@ def test_memory_check_raises_before_any_work(monkeypatch, algorithm):
     with pytest.raises(NeighborMemoryError, match=r"needs about .* GiB of memory and 0.00 GiB "
                        r"is available: pass float32 data .*lower n_neighbors"):
         nearest_neighbors(X, 5, algorithm=algorithm)
-    with pytest.raises(MemoryError, match="neighbour search of 500 x 8"):
+    # The fit checks its whole estimate first, before its first copy.
+    with pytest.raises(MemoryError, match="not enough memory: KSSC.fit of 500 x 8"):
         KSSC(2, n_neighbors=5, neighbor_algorithm=algorithm).fit(X)
 
 
