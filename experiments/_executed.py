@@ -31,6 +31,7 @@ import copy
 import functools
 import hashlib
 import importlib
+import importlib.metadata
 import json
 import os
 import sys
@@ -40,7 +41,6 @@ import types
 from contextlib import contextmanager
 from pathlib import Path
 
-from . import _io
 from ._checkout import REPO_ROOT
 
 PROJECT_FOLDERS = ("kssc", "experiments", "crosscheck", "benchmarks")
@@ -56,7 +56,33 @@ INDEX_CACHE = REPO_ROOT / ".cache" / "executed-index.json"
 _RULE = 1
 
 
+# Standard library only (a traced subprocess imports this module first).
+
 # --------------------------------------------------------------------------- digests
+
+def package_versions(names):
+    """{distribution: version, or None when not installed} of `names`."""
+    found = {}
+    for name in names:
+        try:
+            found[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            found[name] = None
+    return found
+
+
+def _sha256_file(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _write_json(obj, path):
+    """Write JSON atomically (a temporary file in the same folder, then os.replace)."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    handle, tmp = tempfile.mkstemp(dir=Path(path).parent, suffix=".tmp")
+    with os.fdopen(handle, "w") as out:
+        json.dump(obj, out)
+    os.replace(tmp, path)
+
 
 def _strip_docstrings(node):
     for sub in ast.walk(node):
@@ -166,7 +192,7 @@ class Index:
                 fresh[rel] = entry
                 self.add(module_name(path, self.root), entry)
         if cache and fresh != parsed:
-            _io.write_json(fresh, cache)
+            _write_json(fresh, cache)
 
     def add(self, module, entry):
         self.spans[module] = [tuple(span) for span in entry["spans"]]
@@ -303,9 +329,9 @@ def tracing():
 _SITECUSTOMIZE = """\
 import atexit, json, os, tempfile
 from experiments import _executed
+_folder = os.environ["{env}"]
 _context = _executed.tracing()
 _trace = _context.__enter__()
-_folder = os.environ["{env}"]
 def _dump():
     _context.__exit__(None, None, None)
     try:
@@ -339,7 +365,7 @@ def _modules_by_file():
 
 @functools.lru_cache(maxsize=1)
 def _installed_versions():
-    return _io.package_versions(RECORD_PACKAGES)
+    return package_versions(RECORD_PACKAGES)
 
 
 def _is_project_module(value):
@@ -405,7 +431,7 @@ def record(trace):
                         modules[item.__name__] = item
                     else:
                         consider(owner, attr, item)
-    data = {Path(path).relative_to(REPO_ROOT).as_posix(): _io.sha256_file(path)
+    data = {Path(path).relative_to(REPO_ROOT).as_posix(): _sha256_file(path)
             for path in sorted(trace.data) if Path(path).is_file()}
     executed = {"functions": dict(sorted(functions.items())),
                 "constants": dict(sorted(constants.items())), "data": data,
@@ -536,10 +562,10 @@ def changes(executed, index=None, *, packages=True):
               if now.get(key) != digest]
     for path, digest in (executed.get("data") or {}).items():
         here = Path(index.root) / path
-        if not here.is_file() or _io.sha256_file(here) != digest:
+        if not here.is_file() or _sha256_file(here) != digest:
             found.append(f"data {path} changed")
     if packages:
-        installed = _io.package_versions(list(executed.get("packages") or {}))
+        installed = package_versions(list(executed.get("packages") or {}))
         found += [f"package {name} {version} -> {installed[name]}"
                   for name, version in (executed.get("packages") or {}).items()
                   if installed[name] != version]

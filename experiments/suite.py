@@ -66,7 +66,8 @@ def main(argv=None):
             stamp = _io.read_meta(results, name)["fingerprint"]
             if verdict == _currency.RESUMMARISE:
                 summarise.resummarise(results, name)
-                _currency.write_record(results, name, _io.read_meta(results, name)["executed"])
+                _currency.write_record(results, name, _io.read_meta(results, name)["executed"],
+                                       rebind=True)
                 print(f"{name}: summary table rewritten from the committed rows (it was not "
                       f"what they give; the trials are current)")
             print(f"{name}: results current (profile={done}, {stamp}), not recomputed")
