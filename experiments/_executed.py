@@ -53,7 +53,7 @@ _ENV_DIR = "KSSC_EXECUTED_DIR"
 # The parsed definitions of this checkout, per file size and mtime (not committed); _RULE
 # changes when the normalisation does.
 INDEX_CACHE = REPO_ROOT / ".cache" / "executed-index.json"
-_RULE = 1
+_RULE = 2
 
 
 # Standard library only (a traced subprocess imports this module first).
@@ -153,25 +153,31 @@ def module_name(path, root=REPO_ROOT):
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _parse(path):
-    """A module's definitions and the names it assigns at module level."""
-    try:
-        tree = _strip_docstrings(ast.parse(Path(path).read_text()))
-    except (OSError, SyntaxError, UnicodeDecodeError):
-        return {"spans": [], "assigned": []}
-    assigned = set()
+def _assignments(tree):
+    """{NAME: digest of the module-level statements assigning NAME} of a parsed module."""
+    found = {}
     for node in tree.body:
         targets = node.targets if isinstance(node, ast.Assign) else \
             [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
-        assigned |= {name.id for target in targets for name in ast.walk(target)
-                     if isinstance(name, ast.Name)}
-    return {"spans": _definitions(tree), "assigned": sorted(assigned)}
+        for name in {n.id for target in targets for n in ast.walk(target)
+                     if isinstance(n, ast.Name)}:
+            found.setdefault(name, []).append(_dump(node))
+    return {name: "source:" + _digest(*dumps) for name, dumps in found.items()}
+
+
+def _parse(path):
+    """A module's definitions and its module-level assignments (`_assignments`)."""
+    try:
+        tree = _strip_docstrings(ast.parse(Path(path).read_text()))
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return {"spans": [], "assigned": {}}
+    return {"spans": _definitions(tree), "assigned": _assignments(tree)}
 
 
 class Index:
     """The definitions of every project module of a tree, parsed once:
     `functions[module][qualname] = digest`, `by_name[qualname] = {module: digest}` and
-    `assigned[NAME] = {modules assigning NAME at module level}`."""
+    `assigned[NAME] = {module: digest of its module-level assignment of NAME}`."""
 
     def __init__(self, root=REPO_ROOT, cache=None):
         self.root = Path(root)
@@ -199,8 +205,8 @@ class Index:
         self.functions[module] = {qualname: digest for _, _, qualname, digest in entry["spans"]}
         for qualname, digest in self.functions[module].items():
             self.by_name.setdefault(qualname, {})[module] = digest
-        for name in entry["assigned"]:
-            self.assigned.setdefault(name, set()).add(module)
+        for name, digest in entry["assigned"].items():
+            self.assigned.setdefault(name, {})[module] = digest
 
     def enclosing(self, module, line):
         """(qualname, digest) of the innermost definition of `module` holding `line`."""
@@ -273,6 +279,11 @@ class Trace:
 
 _ACTIVE = []
 _HOOKED = []
+
+
+def current():
+    """The innermost trace running in this process, or None."""
+    return _ACTIVE[-1] if _ACTIVE else None
 
 
 def _audit(event, args):
@@ -391,10 +402,11 @@ def record(trace):
         kernel = _dispatcher_function(item)
         if kernel is not None:
             todo.extend((sub, kernel.__globals__) for sub in _nested(kernel.__code__))
-        elif _is_project_module(sys.modules.get(owner)) and not _LIVE.rebound(owner, attr) and (
-                attr.strip("_").isupper() or not isinstance(item, (list, dict))):
-            # A list or dict is a constant when named like one (PAPER_SETTING), else state.
-            digest = value_digest(item)
+        elif _is_project_module(sys.modules.get(owner)) and not _LIVE.rebound(owner, attr):
+            # A list or dict may be filled at run time (a cache): digested by the source of
+            # its module-level assignment, not by its value.
+            digest = _LIVE.source(owner, attr) if isinstance(item, (list, dict)) else \
+                value_digest(item)
             if digest is not None:
                 constants[f"{owner}:{attr}"] = digest
 
@@ -444,7 +456,7 @@ class _LiveIndex:
     x`: state, not constants), parsed on first use."""
 
     def __init__(self):
-        self.spans, self.state = {}, {}
+        self.spans, self.state, self.assigned = {}, {}, {}
 
     def _load(self, path):
         if path not in self.spans:
@@ -453,6 +465,7 @@ class _LiveIndex:
             except (OSError, SyntaxError, UnicodeDecodeError):
                 tree = ast.Module(body=[], type_ignores=[])
             self.spans[path] = _definitions(tree)
+            self.assigned[path] = _assignments(tree)
             self.state[path] = {name for node in ast.walk(tree) if isinstance(node, ast.Global)
                                 for name in node.names}
 
@@ -462,6 +475,14 @@ class _LiveIndex:
             return False
         self._load(path)
         return name in self.state[path]
+
+    def source(self, module, name):
+        """The digest of `module`'s module-level assignment of `name`, or None."""
+        path = getattr(sys.modules.get(module), "__file__", None)
+        if path is None:
+            return None
+        self._load(path)
+        return self.assigned[path].get(name)
 
     def enclosing(self, path, line):
         self._load(path)
@@ -501,15 +522,24 @@ def function_changes(functions, index):
     return changed
 
 
-def constant_digests(keys, index):
-    """{"module:NAME": digest or None} of constants in the tree of `index` (imported)."""
-    keys = list(keys)
-    if Path(index.root).resolve() != REPO_ROOT.resolve():
-        return _constant_digests_elsewhere(keys, index)
-    found = {}
-    for key in keys:
+def constant_digests(constants, index):
+    """{"module:NAME": digest now or None} of a record's constants in the tree of `index`:
+    a list or dict by the source of its assignment (also in another module, after a move),
+    any other value imported (in a subprocess for another tree)."""
+    found, imported = {}, []
+    for key, digest in constants.items():
         module, name = key.split(":", 1)
-        candidates = [module] + sorted(index.assigned.get(name, set()) - {module})
+        if str(digest).startswith("source:"):
+            where = index.assigned.get(name, {})
+            found[key] = where.get(module) if module in where or digest not in where.values() \
+                else digest
+        else:
+            imported.append(key)
+    if Path(index.root).resolve() != REPO_ROOT.resolve():
+        return {**found, **_constant_digests_elsewhere(imported, index)}
+    for key in imported:
+        module, name = key.split(":", 1)
+        candidates = [module] + sorted(set(index.assigned.get(name, {})) - {module})
         found[key] = None
         for candidate in candidates:
             try:
@@ -525,6 +555,8 @@ def constant_digests(keys, index):
 def _constant_digests_elsewhere(keys, index):
     """`constant_digests` in another tree (a past revision): its modules imported in a
     subprocess, digested by this checkout's `value_digest`."""
+    if not keys:
+        return {}
     import inspect
     import subprocess
 

@@ -108,6 +108,22 @@ def test_a_constant_a_kernel_reads_is_stale_when_changed(fit_record, monkeypatch
         "constant kssc._point_kernels:ADMM_EACH changed"]
 
 
+def test_a_cache_filled_at_run_time_is_not_a_changed_constant(tmp_path):
+    # A module-level dict or list is digested by the source of its assignment, not by its
+    # value (kssc.datasets._integrity's per-process hash cache fills while a run reads data).
+    from kssc.datasets import _integrity
+
+    path = tmp_path / "file"
+    path.write_text("data")
+    with _executed.tracing() as trace:
+        _integrity.cached_sha256(path)
+    record = _executed.record(trace)
+    assert record["constants"]["kssc.datasets._integrity:_DIGESTS"].startswith("source:")
+    path.write_text("other data")
+    _integrity.cached_sha256(path)  # the cache holds another entry now
+    assert _executed.changes(record) == []
+
+
 def test_a_package_version_or_data_list_change_is_stale(fit_record):
     record = {"packages": {**fit_record["packages"], "numpy": "0.0"},
               "data": {"kssc/datasets/checksums/tir.sha256": "0" * 64}}
