@@ -10,8 +10,10 @@ cross-check study's) is current when
    function, compiled kernel or module constant it ran, no data set checksum list it read,
    no version of a computing package; a comment, a reformat, a docstring or code it never
    ran do not count;
-4. (experiments) its summary table is what its rows give (the declared summary recomputed
-   from the rows), and its rows form the (cell, trial) grid of its config's `tasks`.
+4. (experiments) its rows form the (cell, trial) grid of its config's `tasks`, and its
+   summary table is what its rows give: the table the sidecar vouches for, computed by
+   summary code that has not changed since (`summary_executed`), or else the declared
+   summary recomputed from the rows.
 
 A table that is not what its rows give is stale under `--check`; the suite repairs it by
 rewriting the table from the rows (`summarise`), without rerunning a trial.
@@ -74,19 +76,30 @@ def _round_trip(frame):
     return pd.read_csv(buffer)
 
 
-def table_problem(results, name, meta):
+def table_problem(results, name, meta, index=None):
     """RESUMMARISE when `<name>_table.csv` is missing, not the one the sidecar vouches for,
-    or not the declared summary of `<name>.csv`; else None."""
+    or not the declared summary of `<name>.csv`; else None. A table the sidecar vouches for
+    whose summary code (`summary_executed`: what computing it executed) is unchanged is the
+    summary of the rows it was computed from; otherwise the summary is recomputed."""
     declared = _runner.load(name)
     if declared.summary is None:
         return None
     bound = (meta.get("files") or {}).get(f"{name}_table.csv")
     if bound is None or bound != _io.bound_files(results, name).get(f"{name}_table.csv"):
         return RESUMMARISE
+    summary = meta.get("summary_executed")
+    if summary and not _executed.changes(summary, index or _executed.Index()):
+        return None
+    return None if table_matches(results, name, meta) else RESUMMARISE
+
+
+def table_matches(results, name, meta):
+    """Whether `<name>_table.csv` is the declared summary recomputed from `<name>.csv`
+    (numbers to 1e-9 relative)."""
     rows, table = _io.read_results(results, name), _io.read_results(results, f"{name}_table")
-    expected = _round_trip(declared.summary(rows, meta["config"]["experiment"]))
+    expected = _round_trip(_runner.load(name).summary(rows, meta["config"]["experiment"]))
     if list(expected.columns) != list(table.columns) or len(expected) != len(table):
-        return RESUMMARISE
+        return False
     for column in table.columns:
         want, have = expected[column], table[column]
         if pd.api.types.is_numeric_dtype(want) and pd.api.types.is_numeric_dtype(have):
@@ -95,8 +108,8 @@ def table_problem(results, name, meta):
         else:
             same = want.astype(str).tolist() == have.astype(str).tolist()
         if not same:
-            return RESUMMARISE
-    return None
+            return False
+    return True
 
 
 def grid_problem(results, name, meta):
@@ -132,8 +145,9 @@ def status(results, name, cfg, index=None):
     if str(meta.get("fingerprint")).split("-")[0] != _io.config_hash(
             _fingerprint.result_config(conf)):
         return "config differs"
-    return (code_problem(meta, index or _executed.Index()) or grid_problem(results, name, meta)
-            or table_problem(results, name, meta) or "current")
+    index = index or _executed.Index()
+    return (code_problem(meta, index) or grid_problem(results, name, meta)
+            or table_problem(results, name, meta, index) or "current")
 
 
 def current_profile(results, name, profile, index=None):
@@ -165,13 +179,16 @@ def other_results(results):
                   and not (path.stem.endswith("_table") and path.stem[:-6] in names))
 
 
-def write_record(results, name, executed, *, rebind=False):
-    """Put an execution record into results/<name>.meta.json (and drop the old probe);
-    rebind: also vouch for the files as they are now (after the suite rewrote the table)."""
+def write_record(results, name, executed, *, rebind=False, summary=None):
+    """Put an execution record (and `summary`: the summary's, when given) into
+    results/<name>.meta.json, dropping the old probe; rebind: also vouch for the files as
+    they are now (after the suite rewrote the table)."""
     path = Path(results) / f"{name}.meta.json"
     meta = json.loads(path.read_text())
     meta.pop("probe", None)
     meta["executed"] = executed
+    if summary is not None:
+        meta["summary_executed"] = summary
     if rebind:
         meta["files"] = _io.bound_files(results, name)
     _io.write_json(meta, path)

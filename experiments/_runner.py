@@ -126,8 +126,10 @@ def run_experiment(conf, declared, *, on_trial=None, committed=False):
             frame[column] = value if not isinstance(value, (list, dict)) else json.dumps(value)
         _io.write_csv(frame, results / f"{name}.csv")
         if declared.summary is not None:
-            _io.write_csv(declared.summary(frame, conf["experiment"]),
-                          results / f"{name}_table.csv")
+            with _executed.tracing() as trace:
+                table = declared.summary(frame, conf["experiment"])
+            _io.write_csv(table, results / f"{name}_table.csv")
+            extra["summary_executed"] = _executed.record(trace)
         _io.write_meta(conf, results / f"{name}.meta.json", fingerprint=current,
                        started=started, wall_time=time.perf_counter() - clock,
                        extra={"n_rows": len(frame), **extra})

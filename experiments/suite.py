@@ -66,8 +66,6 @@ def main(argv=None):
             stamp = _io.read_meta(results, name)["fingerprint"]
             if verdict == _currency.RESUMMARISE:
                 summarise.resummarise(results, name)
-                _currency.write_record(results, name, _io.read_meta(results, name)["executed"],
-                                       rebind=True)
                 print(f"{name}: summary table rewritten from the committed rows (it was not "
                       f"what they give; the trials are current)")
             print(f"{name}: results current (profile={done}, {stamp}), not recomputed")
@@ -106,24 +104,35 @@ def check(results, profile, only=None):
 
 
 def adopt(results, only=None):
-    """Give each result without an execution record one where sound (`_adopt.adopt`)."""
+    """Give each result without an execution record one where sound (`_adopt.adopt`), and
+    each adopted result's table the record of the summary that recomputes it."""
     stale = []
     names = set(_config.experiment_names())
     for name in only or [p.stem.removesuffix(".meta") for p in sorted(
             Path(results).glob("*.meta.json"))]:
         meta = _io.read_meta(results, name)
-        if meta is None or meta.get("executed"):
+        summarised = name in names and _runner.load(name).summary is not None
+        if meta is None or meta.get("executed") and (
+                meta.get("summary_executed") or not summarised):
             continue
         start = time.perf_counter()
-        if name not in names:
-            reasons = ["not an experiment: its producer cannot be traced here, and its "
-                       "sidecar records no code digest to verify (rerun it)"]
-            record = None
+        if meta.get("executed"):
+            record, reasons = meta["executed"], []
+        elif name not in names:
+            record, reasons = None, ["not an experiment: its producer cannot be traced here, "
+                                     "and its sidecar records no code digest to verify (rerun "
+                                     "it)"]
         else:
             record, reasons = _adopt.adopt(results, name)
+        summary = None
+        if record is not None and summarised:
+            with _executed.tracing() as trace:
+                same = _currency.table_matches(results, name, meta)
+            record, reasons = (record, []) if same else (None, [_currency.RESUMMARISE])
+            summary = _executed.record(trace)
         seconds = time.perf_counter() - start
         if record is not None:
-            _currency.write_record(results, name, record)
+            _currency.write_record(results, name, record, summary=summary)
             print(f"{name}: adopted ({seconds:.0f} s)", flush=True)
         else:
             stale.append(name)

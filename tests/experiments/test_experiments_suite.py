@@ -72,6 +72,10 @@ def test_a_summary_code_change_rewrites_the_table_without_rerunning(tmp_path, ca
         summary=lambda frame, exp: summary(frame, exp).assign(extra=1))
     monkeypatch.setattr(_runner, "load", lambda name: changed)
     monkeypatch.setattr(summarise, "load", lambda name: changed)
+    # The summary's source changed (what the sidecar's summary record says it ran differs).
+    meta = json.loads((results / "complexity.meta.json").read_text())
+    meta["summary_executed"]["functions"]["experiments.complexity:summary"] = "0" * 16
+    (results / "complexity.meta.json").write_text(json.dumps(meta))
     capsys.readouterr()
     assert suite.main(["--check", *suite_args(results, figures)]) == 1
     assert "complexity: the summary table is not what its rows give" in capsys.readouterr().out
