@@ -273,7 +273,8 @@ class Trace:
         return None
 
     def project_codes(self):
-        return [code for code in self.codes.values()
+        # A snapshot: the trace may still be running (a producer's sidecar is written in it).
+        return [code for code in list(self.codes.values())
                 if code.co_filename.startswith(self.prefixes)]
 
 
