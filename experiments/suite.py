@@ -136,7 +136,9 @@ def adopt(results, only=None):
             print(f"{name}: adopted ({seconds:.0f} s)", flush=True)
         else:
             stale.append(name)
-            print(f"{name}: STALE ({seconds:.0f} s): {'; '.join(reasons)}", flush=True)
+            more = f"; and {len(reasons) - 5} more" if len(reasons) > 5 else ""
+            print(f"{name}: STALE ({seconds:.0f} s): {'; '.join(reasons[:5])}{more}",
+                  flush=True)
     print(f"stale: {', '.join(stale) or 'none'}")
     return int(bool(stale))
 
