@@ -47,8 +47,9 @@ def sidecar_problem(results, name, meta):
     table is checked against the rows: `table_problem`.)"""
     if meta is None or not (Path(results) / f"{name}.csv").exists():
         return "missing"
-    if (meta.get("files") or {}).get(f"{name}.csv") != _io.sha256_file(
-            Path(results) / f"{name}.csv"):
+    if f"{name}.csv" not in (meta.get("files") or {}):
+        return "the sidecar binds no CSV (written before sidecars did): rerun it"
+    if meta["files"][f"{name}.csv"] != _io.sha256_file(Path(results) / f"{name}.csv"):
         return "the CSV differs from the one the sidecar was written with"
     if meta.get("fingerprint") is not None:
         config_part = str(meta["fingerprint"]).split("-")[0]
