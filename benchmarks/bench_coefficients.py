@@ -98,7 +98,7 @@ def main(argv=None):
         warnings.simplefilter("ignore", ConvergenceWarning)
         scale_rates(args.scale)
         return
-    from experiments import _io
+    from experiments import _io, _produce
 
     started, begin = _io.now(), time.perf_counter()
     warnings.simplefilter("ignore", ConvergenceWarning)
@@ -130,12 +130,13 @@ def main(argv=None):
                      "load_average": round(os.getloadavg()[0], 2)})
     config = {"experiment": {"name": "bench_coefficients", "lam": 0.1,
                              "numba_threads": numba.get_num_threads()}}
-    _io.write_csv(pd.DataFrame(rows), args.output)
-    _io.write_meta(config, args.output.with_suffix(".meta.json"), fingerprint=None,
-                   started=started, wall_time=time.perf_counter() - begin,
-                   extra={"gemm64_gflops": ceiling, "load_average_end": os.getloadavg()})
+    _produce.write_result(pd.DataFrame(rows), args.output, config,
+                          started=started, wall_time=time.perf_counter() - begin,
+                          extra={"gemm64_gflops": ceiling, "load_average_end": os.getloadavg()})
     print(f"wrote {args.output}")
 
 
 if __name__ == "__main__":
-    main()
+    from experiments import _produce
+
+    _produce.traced_main(main)

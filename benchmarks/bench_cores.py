@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from experiments import _io
+from experiments import _io, _produce
 from experiments._checkout import REPO_ROOT as REPO
 from kssc import ADMM, KSSC, clustering_error
 from kssc.baselines import GFS, GSC, SSC, SSSC, TSC, _ssc_solvers
@@ -146,13 +146,12 @@ def main(argv=None):
     config = {"experiment": {"name": "bench_cores", "n_per_subspace": args.n_per_subspace,
                              "cores": args.cores, "methods": args.methods,
                              "repeats": args.repeats}}
-    _io.write_csv(frame, args.output)
-    _io.write_meta(config, args.output.with_suffix(".meta.json"), fingerprint=None,
-                   started=started, wall_time=time.perf_counter() - begin,
-                   extra={"load_average_end": os.getloadavg()})
+    _produce.write_result(frame, args.output, config,
+                          started=started, wall_time=time.perf_counter() - begin,
+                          extra={"load_average_end": os.getloadavg()})
     print(f"wrote {args.output}")
     return frame
 
 
 if __name__ == "__main__":
-    main()
+    _produce.traced_main(main)

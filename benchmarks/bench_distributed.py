@@ -166,7 +166,7 @@ def main(argv=None):
     if args.rows:
         report_model(pd.read_csv(args.rows).to_dict("records"))
         return
-    from experiments import _io
+    from experiments import _io, _produce
 
     started, begin = _io.now(), time.perf_counter()
     rows = []
@@ -182,17 +182,18 @@ def main(argv=None):
                 rows.append(run_one(path, y, n, workers, args.seed))
                 print(rows[-1], flush=True)
     frame = pd.DataFrame(rows)
-    _io.write_csv(frame, args.output)
     config = {"experiment": {"name": "bench_distributed", "n": args.n, "workers": args.workers,
                              "seed": args.seed, "setting": "kssc.distributed.fit defaults, "
                              "approximate search, 10 clusters"}}
-    _io.write_meta(config, args.output.with_suffix(".meta.json"), fingerprint=None,
-                   started=started, wall_time=time.perf_counter() - begin,
-                   extra={"load_average_end": os.getloadavg()})
+    _produce.write_result(frame, args.output, config,
+                          started=started, wall_time=time.perf_counter() - begin,
+                          extra={"load_average_end": os.getloadavg()})
     print(frame.to_string(index=False))
     print(f"wrote {args.output}")
     if len({r["n_samples"] for r in rows if r["workers"] == 1}) > 1:
         report_model(rows)
 
 if __name__ == "__main__":
-    main()
+    from experiments import _produce
+
+    _produce.traced_main(main)

@@ -84,7 +84,7 @@ def main(argv=None):
     parser.add_argument("--n", type=int, default=None, help="images drawn (default: all)")
     parser.add_argument("--output", type=Path, default=REPO / "results" / "heldout.csv")
     args = parser.parse_args(argv)
-    from experiments import _io
+    from experiments import _io, _produce
 
     started, start = _io.now(), time.perf_counter()
     X, y = load(args.data, args.n)
@@ -110,12 +110,13 @@ def main(argv=None):
                                       if len(peer_rows) else np.nan)
     config = {"experiment": {"name": "heldout", "data": "Fashion-MNIST test images",
                              "n": args.n, "peer_dir": str(peer_dir)}}
-    _io.write_csv(frame, args.output)
-    _io.write_meta(config, args.output.with_suffix(".meta.json"), fingerprint=None,
-                   started=started, wall_time=time.perf_counter() - start,
-                   extra={"notes": notes, "load_average_end": os.getloadavg()})
+    _produce.write_result(frame, args.output, config,
+                          started=started, wall_time=time.perf_counter() - start,
+                          extra={"notes": notes, "load_average_end": os.getloadavg()})
     print(f"wrote {args.output}")
 
 
 if __name__ == "__main__":
-    main()
+    from experiments import _produce
+
+    _produce.traced_main(main)

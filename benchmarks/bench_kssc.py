@@ -159,7 +159,7 @@ def main(argv=None):
     if args.memory_check:
         memory_check(*args.memory_check)
         return
-    from experiments import _io
+    from experiments import _io, _produce
 
     started, start = _io.now(), time.perf_counter()
     warnings.simplefilter("ignore", ConvergenceWarning)
@@ -183,12 +183,13 @@ def main(argv=None):
         rows.append({"data": "scale", "call": "first", **row})
     config = {"experiment": {"name": "bench_kssc", "n": args.n, "large": args.large,
                              "setting": "PAPER_SETTING, k = 20"}}
-    _io.write_csv(pd.DataFrame(rows), args.output)
-    _io.write_meta(config, args.output.with_suffix(".meta.json"), fingerprint=None,
-                   started=started, wall_time=time.perf_counter() - start,
-                   extra={"ceilings": limits, "load_average_end": os.getloadavg()})
+    _produce.write_result(pd.DataFrame(rows), args.output, config,
+                          started=started, wall_time=time.perf_counter() - start,
+                          extra={"ceilings": limits, "load_average_end": os.getloadavg()})
     print(f"wrote {args.output}")
 
 
 if __name__ == "__main__":
-    main()
+    from experiments import _produce
+
+    _produce.traced_main(main)

@@ -79,7 +79,7 @@ def main():
     if args.child:
         print(json.dumps(fit_one(args.child, args.n)))
         return
-    from experiments import _io
+    from experiments import _io, _produce
 
     started, begin = _io.now(), time.perf_counter()
     print(f"KSSC options, N = {args.n:,}, 10 subspaces of dim 5 in R^50, noise 0.01")
@@ -106,12 +106,13 @@ def main():
                      "time_fit_s": r["total"], "rss_peak_gib": r["peak_gib"],
                      "error_pct": r["error"], "failed": ""})
     config = {"experiment": {"name": "bench_options", "n": args.n, "options": args.only}}
-    _io.write_csv(pd.DataFrame(rows), args.output)
-    _io.write_meta(config, args.output.with_suffix(".meta.json"), fingerprint=None,
-                   started=started, wall_time=time.perf_counter() - begin,
-                   extra={"load_average_end": os.getloadavg()})
+    _produce.write_result(pd.DataFrame(rows), args.output, config,
+                          started=started, wall_time=time.perf_counter() - begin,
+                          extra={"load_average_end": os.getloadavg()})
     print(f"wrote {args.output}")
 
 
 if __name__ == "__main__":
-    main()
+    from experiments import _produce
+
+    _produce.traced_main(main)

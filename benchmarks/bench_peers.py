@@ -193,7 +193,7 @@ def main(argv=None):
         args.figure = args.figure or folder / "peers.png"
     output = args.output or REPO / "results" / "peers.csv"
     figure = args.figure or REPO / "figures" / "peers.png"
-    from experiments import _io
+    from experiments import _io, _produce
 
     started, start = _io.now(), time.perf_counter()
     peer_dir = os.environ.get("KSSC_PEER_DIR") or DEFAULT_PEER
@@ -212,10 +212,9 @@ def main(argv=None):
 
     def save(frame, notes):  # after every fit, so a long run keeps the rows it has
         frame = pd.concat([kept, frame], ignore_index=True).sort_values("n_samples", kind="stable")
-        _io.write_csv(frame, output)
-        _io.write_meta(config, output.with_suffix(".meta.json"), fingerprint=None,
-                       started=started, wall_time=time.perf_counter() - start,
-                       extra={"notes": notes, "load_average_end": os.getloadavg()})
+        _produce.write_result(frame, output, config,
+                              started=started, wall_time=time.perf_counter() - start,
+                              extra={"notes": notes, "load_average_end": os.getloadavg()})
         draw(pd.read_csv(output), figure)
 
     frame, notes = run(args.sizes, peer_dir, skip=set(args.skip), max_n=max_n, on_row=save)
@@ -231,4 +230,6 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    from experiments import _produce
+
+    _produce.traced_main(main)

@@ -1,44 +1,38 @@
-"""Whether a committed result is current: decided by what the code computes, not by its bytes.
+"""Whether a committed result is current: decided by what it executed, not by its files' bytes.
 
-A results CSV is current for a config when
-1. its sidecar is bound to it: the SHA-256 and row count of `<name>.csv` (and of
-   `<name>_table.csv`) recorded in the sidecar match the files, and the sidecar's own config
-   hashes to the config part of its fingerprint (a pasted fingerprint does not pass);
-2. the sidecar's config is the config the suite would run (`_fingerprint.result_config`);
-3. the code is the code that wrote it (`_fingerprint.code_digest`: the result sources, the
-   data checksum lists and the package versions), or, when the code differs, it still
-   computes the same numbers: the experiment's *probe* (its smoke profile, run into a
-   temporary folder) gives the same trial rows, timing and machine columns left out, as the
-   probe of the code that wrote the result (recorded in the sidecar as `probe`).
+A result (any `results/<name>.csv` with its sidecar: an experiment's, a benchmark's or a
+cross-check study's) is current when
+1. its sidecar is bound to it: the SHA-256 of `<name>.csv` (and of `<name>_table.csv`)
+   recorded in the sidecar match the files, and the sidecar's own config hashes to the
+   config part of its fingerprint (a pasted fingerprint does not pass);
+2. (experiments) the sidecar's config is the config the suite would run;
+3. nothing it executed changed (`_executed.changes` of the sidecar's `executed`): no
+   function, compiled kernel or module constant it ran, no data set checksum list it read,
+   no version of a computing package; a comment, a reformat, a docstring or code it never
+   ran do not count;
+4. (experiments) its rows form the (cell, trial) grid of its config's `tasks`, and its
+   summary table is what its rows give: the table the sidecar vouches for, computed by
+   summary code that has not changed since (`summary_executed`), or else the declared
+   summary recomputed from the rows.
 
-So a refactor that changes no number leaves every committed result current, and a change
-of any number in a probe marks the result stale. A probe whose rows agree but whose summary
-table differs (a new summary column, another interval method) means the summary code
-changed: the suite rewrites the table from the committed rows (`summarise`) without rerunning
-a trial. Probes are cached per code digest in `.cache/probes.json` (not committed).
-
-A change the probe cannot see (it runs the smoke grid only: small data, the exact
-neighbours) is not caught: rerun with `python -m experiments.suite --only NAME --force`.
+A table that is not what its rows give is stale under `--check`; the suite repairs it by
+rewriting the table from the rows (`summarise`), without rerunning a trial.
 """
 
-import hashlib
 import io
 import json
-import tempfile
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 from hydra import compose, initialize_config_dir
 
-from . import _config, _fingerprint, _io, _runner
-from ._checkout import REPO_ROOT
+from . import _config, _executed, _fingerprint, _io, _runner
 
 CONFIG_DIR = str(_config.CONF_DIR)
-PROBE_CACHE = REPO_ROOT / ".cache" / "probes.json"
-# Columns that vary between runs of the same code (times, memory, the machine's load), and
-# the warnings a fit raised (their text is not a number; the numbers they explain are kept).
-VOLATILE_PREFIXES = ("time_", "rss_", "load_average", "warnings")
 # Profiles whose results also answer a run of the key profile (more trials of the same cells).
 COVERED_BY = {"default": ("paper",)}
+RESUMMARISE = "the summary table is not what its rows give"
 
 
 def compose_config(name, profile, overrides=()):
@@ -48,111 +42,154 @@ def compose_config(name, profile, overrides=()):
                                             *overrides])
 
 
-def frame_digest(frame):
-    """A digest of a results frame's numbers: volatile columns dropped, columns sorted,
-    floats to 9 significant digits (the last bits of a sum may follow the thread count)."""
-    kept = sorted(c for c in frame.columns if not c.startswith(VOLATILE_PREFIXES))
-    buffer = io.StringIO()
-    frame[kept].to_csv(buffer, index=False, float_format="%.9g")
-    return hashlib.sha256(buffer.getvalue().encode()).hexdigest()[:16]
-
-
-def digests(results, name):
-    """{"rows": digest, "table": digest or None} of results/<name>.csv and its table."""
-    rows, table = _io.read_results(results, name), _io.read_results(results, f"{name}_table")
-    return {"rows": frame_digest(rows), "table": None if table is None else frame_digest(table)}
-
-
-def _smoke_result_config(name):
-    return _fingerprint.result_config(_config.config_as_dict(compose_config(name, "smoke")))
-
-
-def probe(name, results=None):
-    """The probe of experiment `name` with this code: `digests` of its smoke run, cached per
-    code digest and smoke config in PROBE_CACHE. `results`: a folder that already holds a
-    smoke run of this code (its digests are the probe's; nothing is rerun)."""
-    smoke = _smoke_result_config(name)
-    key = f"{name}:{_fingerprint.code_digest(name)}:{_io.config_hash(smoke)}"
-    try:
-        cache = json.loads(PROBE_CACHE.read_text())
-    except (OSError, json.JSONDecodeError):
-        cache = {}
-    if key not in cache:
-        meta = _io.read_meta(results, name) if results is not None else None
-        same = meta is not None and _io.config_hash(
-            _fingerprint.result_config(meta["config"])) == _io.config_hash(smoke)
-        if same:
-            cache[key] = digests(results, name)
-        else:
-            with tempfile.TemporaryDirectory(prefix=f"probe-{name}-") as folder:
-                _runner.run(compose_config(name, "smoke", [f"results_dir={folder}"]))
-                cache[key] = digests(folder, name)
-        _io.write_json(cache, PROBE_CACHE)
-    return cache[key]
-
-
 def sidecar_problem(results, name, meta):
-    """Why the sidecar `meta` does not describe results/<name>.csv, or None when it does.
-
-    Only the trial rows are checked here: a summary table that differs from the one the
-    sidecar vouches for is rewritten from the rows (`status` says "resummarise")."""
+    """Why the sidecar `meta` does not describe results/<name>.csv, or None. (The summary
+    table is checked against the rows: `table_problem`.)"""
     if meta is None or not (Path(results) / f"{name}.csv").exists():
         return "missing"
-    files = _io.bound_files(results, name)
-    if (meta.get("files") or {}).get(f"{name}.csv") != files[f"{name}.csv"]:
+    if f"{name}.csv" not in (meta.get("files") or {}):
+        return "the sidecar binds no CSV (written before sidecars did): rerun it"
+    if meta["files"][f"{name}.csv"] != _io.sha256_file(Path(results) / f"{name}.csv"):
         return "the CSV differs from the one the sidecar was written with"
-    config_part = str(meta.get("fingerprint", "")).split("-")[0]
-    if _io.config_hash(_fingerprint.result_config(meta.get("config") or {})) != config_part:
-        return "the sidecar's fingerprint is not that of its own config"
+    if meta.get("fingerprint") is not None:
+        config_part = str(meta["fingerprint"]).split("-")[0]
+        if _io.config_hash(_fingerprint.result_config(meta.get("config") or {})) != config_part:
+            return "the sidecar's fingerprint is not that of its own config"
     return None
 
 
-def _table_bound(results, name, meta):
-    """Whether the summary table is the one the sidecar vouches for (or both are absent)."""
-    return (meta.get("files") or {}).get(f"{name}_table.csv") == \
-        _io.bound_files(results, name).get(f"{name}_table.csv")
+def code_problem(meta, index):
+    """What the result executed that differs now ("; "-joined), or None."""
+    executed = meta.get("executed")
+    if not executed:
+        return "the sidecar has no execution record (rerun it, or run the suite's --adopt)"
+    changed = _executed.changes(executed, index)
+    if changed:
+        more = f" and {len(changed) - 3} more" if len(changed) > 3 else ""
+        return "; ".join(changed[:3]) + more
+    return None
 
 
-def status(results, name, cfg):
-    """"current", "resummarise" (rows current; the summary code changed, or the table is not
-    the one the sidecar vouches for) or why the results are stale."""
+def _round_trip(frame):
+    buffer = io.StringIO()
+    frame.to_csv(buffer, index=False)
+    buffer.seek(0)
+    return pd.read_csv(buffer)
+
+
+def table_problem(results, name, meta, index=None):
+    """RESUMMARISE when `<name>_table.csv` is missing, not the one the sidecar vouches for,
+    or not the declared summary of `<name>.csv`; else None. A table the sidecar vouches for
+    whose summary code (`summary_executed`: what computing it executed) is unchanged is the
+    summary of the rows it was computed from; otherwise the summary is recomputed."""
+    declared = _runner.load(name)
+    if declared.summary is None:
+        return None
+    bound = (meta.get("files") or {}).get(f"{name}_table.csv")
+    if bound is None or bound != _io.bound_files(results, name).get(f"{name}_table.csv"):
+        return RESUMMARISE
+    summary = meta.get("summary_executed")
+    if summary and not _executed.changes(summary, index or _executed.Index()):
+        return None
+    return None if table_matches(results, name, meta) else RESUMMARISE
+
+
+def table_matches(results, name, meta):
+    """Whether `<name>_table.csv` is the declared summary recomputed from `<name>.csv`
+    (numbers to 1e-9 relative)."""
+    rows, table = _io.read_results(results, name), _io.read_results(results, f"{name}_table")
+    expected = _round_trip(_runner.load(name).summary(rows, meta["config"]["experiment"]))
+    if list(expected.columns) != list(table.columns) or len(expected) != len(table):
+        return False
+    for column in table.columns:
+        want, have = expected[column], table[column]
+        if pd.api.types.is_numeric_dtype(want) and pd.api.types.is_numeric_dtype(have):
+            same = np.allclose(want.to_numpy(float), have.to_numpy(float), rtol=1e-9,
+                               atol=1e-12, equal_nan=True)
+        else:
+            same = want.astype(str).tolist() == have.astype(str).tolist()
+        if not same:
+            return False
+    return True
+
+
+def grid_problem(results, name, meta):
+    """Why the rows of `<name>.csv` are not the (cell, trial) grid of the recorded config's
+    tasks, or None (also for an experiment without trials)."""
+    declared = _runner.load(name)
+    if declared.tasks is None:
+        return None
+    exp = meta["config"]["experiment"]
+    tasks = declared.tasks(exp, str(_config.data_dir(meta["config"].get("data_dir"))))
+    keys = sorted({key for cell, _ in tasks for key in cell}) + ["trial"]
+    rows = _io.read_results(results, name)
+    if not set(keys) <= set(rows.columns):
+        return f"the rows lack the grid's column(s) {sorted(set(keys) - set(rows.columns))}"
+    wanted = _round_trip(pd.DataFrame([{**cell, "trial": trial} for cell, trial in tasks],
+                                      columns=keys))
+    have = {tuple(map(str, row)) for row in rows[keys].itertuples(index=False)}
+    want = {tuple(map(str, row)) for row in wanted[keys].itertuples(index=False)}
+    if have != want:
+        return (f"the rows are not the grid its config defines: {len(want - have)} of "
+                f"{len(want)} (cell, trial) task(s) missing, {len(have - want)} not in the grid")
+    return None
+
+
+def status(results, name, cfg, index=None):
+    """"current", RESUMMARISE (the rows are current, the table is not what they give) or
+    why the experiment's results are stale."""
     meta = _io.read_meta(results, name)
     problem = sidecar_problem(results, name, meta)
     if problem:
         return problem
     conf = _config.config_as_dict(cfg)
-    if meta["fingerprint"].split("-")[0] != _io.config_hash(_fingerprint.result_config(conf)):
+    if str(meta.get("fingerprint")).split("-")[0] != _io.config_hash(
+            _fingerprint.result_config(conf)):
         return "config differs"
-    code = _fingerprint.code_digest(name)
-    recorded = meta.get("probe") or {}
-    if meta["fingerprint"].split("-")[-1] == code or recorded.get("code") == code:
-        return "current" if _table_bound(results, name, meta) else "resummarise"
-    if recorded.get("rows") is None:
-        return "code differs and the sidecar records no probe"
-    now = probe(name)
-    if now["rows"] != recorded["rows"]:
-        return "code differs and computes other numbers (probe)"
-    same_table = now["table"] == recorded.get("table") and _table_bound(results, name, meta)
-    return "current" if same_table else "resummarise"
+    index = index or _executed.Index()
+    return (code_problem(meta, index) or grid_problem(results, name, meta)
+            or table_problem(results, name, meta, index) or "current")
 
 
-def current_profile(results, name, profile):
+def current_profile(results, name, profile, index=None):
     """(profile whose config results/<name>.csv answers, status): `profile` itself or one in
     COVERED_BY; (None, why) when the results are missing or stale."""
     why = None
     for candidate in (profile, *COVERED_BY.get(profile, ())):
         verdict = status(results, name, compose_config(name, candidate,
-                                                       [f"results_dir={results}"]))
-        if verdict in ("current", "resummarise"):
+                                                       [f"results_dir={results}"]), index)
+        if verdict in ("current", RESUMMARISE):
             return candidate, verdict
         why = why or verdict
     return None, why
 
 
-def record_probe(results, name):
-    """Write the probe of this code into results/<name>.meta.json, and the files it binds."""
+def other_status(results, name, index=None):
+    """"current" or why not, for a result no experiment config declares (a benchmark's, a
+    cross-check study's): sidecar bound to the CSV, nothing it executed changed."""
+    meta = _io.read_meta(results, name)
+    return (sidecar_problem(results, name, meta)
+            or code_problem(meta, index or _executed.Index()) or "current")
+
+
+def other_results(results):
+    """The stems of results/*.csv that are neither an experiment's rows nor a summary table."""
+    names = set(_config.experiment_names())
+    return sorted(path.stem for path in Path(results).glob("*.csv")
+                  if path.stem not in names
+                  and not (path.stem.endswith("_table") and path.stem[:-6] in names))
+
+
+def write_record(results, name, executed, *, rebind=False, summary=None):
+    """Put an execution record (and `summary`: the summary's, when given) into
+    results/<name>.meta.json, dropping the old probe; rebind: also vouch for the files as
+    they are now (after the suite rewrote the table)."""
     path = Path(results) / f"{name}.meta.json"
     meta = json.loads(path.read_text())
-    meta["probe"] = {"code": _fingerprint.code_digest(name), **probe(name, results)}
-    meta["files"] = _io.bound_files(results, name)
+    meta.pop("probe", None)
+    meta["executed"] = executed
+    if summary is not None:
+        meta["summary_executed"] = summary
+    if rebind:
+        meta["files"] = _io.bound_files(results, name)
     _io.write_json(meta, path)

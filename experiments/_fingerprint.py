@@ -4,9 +4,10 @@ the code that computes them.
 The runner writes it into the CSV's sidecar. The code digest covers kssc/ (but the parts no
 experiment runs: NOT_RESULT_CODE) with the data sets' checksum lists and metadata, the
 runner machinery (MACHINERY), the experiment's module with the experiments modules it
-imports, and the versions of the packages that compute (COMPUTING_PACKAGES). A code digest
-that differs from the sidecar's does not by itself make a result stale: `_currency` then
-asks whether the code still computes the same numbers.
+imports, and the versions of the packages that compute (COMPUTING_PACKAGES). The code digest decides
+whether an interrupted run's checkpoint resumes; whether a result is stale is decided by
+what it executed (`_executed`, `_currency`), and `_adopt` compares a sidecar's code digest
+with the one its revision gives, to verify that the run's code was that revision's.
 """
 
 import hashlib

@@ -137,7 +137,8 @@ class Checkpoint:
     """Append-only JSON-lines log of finished trials, so a killed run can resume.
 
     Line 1 is a header holding the run's hash (the runner passes the fingerprint: config and
-    code); each further line is one finished task (`{"key": ..., "rows": [...]}`), flushed
+    code); each further line is one finished task (`{"key": ..., "rows": [...], "executed":
+    {...}}`: its rows and what it executed, `_executed.record`), flushed
     and fsynced as soon as the task ends. A file whose hash differs from the current one (or
     `restart=True`) is discarded; `discarded` then says what was lost:
     `{"hash": the file's hash (None when restarted or unreadable), "n_tasks": its tasks}`.
@@ -147,6 +148,7 @@ class Checkpoint:
         self.path = Path(path)
         self.chash = chash
         self.done = {}
+        self.executed = {}
         self.discarded = None
         if restart and self.path.exists():
             self.discarded = {"hash": None, "n_tasks": _count_tasks(self.path)}
@@ -178,9 +180,11 @@ class Checkpoint:
             except json.JSONDecodeError:  # a line cut short by the kill
                 continue
             self.done[entry["key"]] = entry["rows"]
+            self.executed[entry["key"]] = entry.get("executed")
         # Rewrite without a possibly truncated last line, so appends start on a clean line.
         body = [json.dumps({"config_hash": self.chash, "created": header.get("created")})]
-        body += [json.dumps({"key": key, "rows": rows}) for key, rows in self.done.items()]
+        body += [json.dumps({"key": key, "rows": rows, "executed": self.executed.get(key)})
+                 for key, rows in self.done.items()]
         write_text("\n".join(body) + "\n", self.path)
 
     def _write(self, entry):
@@ -188,9 +192,11 @@ class Checkpoint:
         self._handle.flush()
         os.fsync(self._handle.fileno())
 
-    def add(self, key, rows):
+    def add(self, key, rows, executed=None):
+        """Record a finished task: its rows and what it executed (`_executed.record`)."""
         self.done[key] = rows
-        self._write({"key": key, "rows": rows})
+        self.executed[key] = executed
+        self._write({"key": key, "rows": rows, "executed": executed})
 
     def close(self):
         self._handle.close()

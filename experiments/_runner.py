@@ -21,11 +21,13 @@ from tqdm.auto import tqdm
 
 from kssc.coding.representation import numba_threads
 
-from . import _io
+from . import _executed, _io
+from ._checkout import REPO_ROOT
 from ._config import check_config, config_as_dict, data_dir, results_dir_of
 from ._fingerprint import fingerprint
 from ._trial import exit_with_parent, preflight, trial_seed
 
+COMMITTED_RESULTS = REPO_ROOT / "results"
 # Columns every trial row carries, in this order (the experiment adds its own fields).
 ROW_COLUMNS = {
     "experiment": "string", "method": "string", "trial": "int64", "seed": "int64",
@@ -59,6 +61,13 @@ def _run_task(trial_fn, context, cell, trial, blas_threads, parent_pid):
     return _task_key(cell, trial), out
 
 
+def _run_traced_task(*args):
+    """`_run_task` under the tracer (also in a joblib worker): (key, rows, execution record)."""
+    with _executed.tracing() as trace:
+        key, rows = _run_task(*args)
+    return key, rows, _executed.record(trace)
+
+
 def experiment_context(conf, folder):
     """What a trial function needs, as plain (picklable) Python objects."""
     return {
@@ -79,15 +88,21 @@ def run(cfg, *, on_trial=None):
     return run_experiment(conf, load(conf["experiment"]["name"]), on_trial=on_trial)
 
 
-def run_experiment(conf, declared, *, on_trial=None):
+def run_experiment(conf, declared, *, on_trial=None, committed=False):
     """`run` for a config `check_config` passed and a declaration: checks the experiment's
     own values (`declared.check`), then runs it. The fingerprint and the data folder are
-    computed once here and handed down."""
+    computed once here and handed down. committed: the suite's flag that lets a run write
+    into the committed results/ (any other run is refused there)."""
     conf = config_as_dict(conf)
     name = conf["experiment"]["name"]
+    results = results_dir_of(conf)
+    if not committed and results.resolve() == COMMITTED_RESULTS.resolve():
+        raise ValueError(f"{name}: results_dir {str(results)!r} is the committed results/ "
+                         "folder, which only the suite writes (python -m experiments.suite "
+                         "--only NAME [--force]); give this run another results_dir= (or "
+                         "hydra.run.dir=).")
     if declared.check is not None:
         declared.check(conf["experiment"])
-    results = results_dir_of(conf)
     columns = conf.get("columns") or {}
     _refuse_clashes(columns, ROW_COLUMNS)
     current = fingerprint(conf)
@@ -97,7 +112,9 @@ def run_experiment(conf, declared, *, on_trial=None):
         started, clock = _io.now(), time.perf_counter()
         extra = {}
         if declared.compute is not None:
-            frame = declared.compute(conf["experiment"], folder)
+            with _executed.tracing() as trace:
+                frame = declared.compute(conf["experiment"], folder)
+            extra = {"executed": _executed.record(trace)}
             frame.insert(0, "experiment", name)
         else:
             tasks = declared.tasks(conf["experiment"], folder)
@@ -109,8 +126,10 @@ def run_experiment(conf, declared, *, on_trial=None):
             frame[column] = value if not isinstance(value, (list, dict)) else json.dumps(value)
         _io.write_csv(frame, results / f"{name}.csv")
         if declared.summary is not None:
-            _io.write_csv(declared.summary(frame, conf["experiment"]),
-                          results / f"{name}_table.csv")
+            with _executed.tracing() as trace:
+                table = declared.summary(frame, conf["experiment"])
+            _io.write_csv(table, results / f"{name}_table.csv")
+            extra["summary_executed"] = _executed.record(trace)
         _io.write_meta(conf, results / f"{name}.meta.json", fingerprint=current,
                        started=started, wall_time=time.perf_counter() - clock,
                        extra={"n_rows": len(frame), **extra})
@@ -171,34 +190,37 @@ def _run_trials(conf, tasks, declared, on_trial, *, fingerprint, folder):
         for done, (cell, trial) in enumerate(first, start=1):
             try:
                 with preflight():
-                    key, rows = _run_task(trial_fn, context, cell, trial, blas_threads,
-                                          os.getpid())
+                    key, rows, record = _run_traced_task(trial_fn, context, cell, trial,
+                                                         blas_threads, os.getpid())
             except ValueError as exc:
                 raise ValueError(f"{name}: {exc} (cell {cell}, trial {trial}: the smallest "
                                  "data set this method gets); the run stops here.") from exc
-            checkpoint.add(key, rows)
+            checkpoint.add(key, rows, record)
             if on_trial is not None:
                 on_trial(done)
         todo = [task for task in todo if task not in first]
         with tqdm(total=len(tasks), initial=resumed, desc=name, unit="trial",
                   dynamic_ncols=True) as bar:
             if n_workers == 1:
-                done_tasks = (_run_task(trial_fn, context, cell, trial, None, os.getpid())
+                done_tasks = (_run_traced_task(trial_fn, context, cell, trial, None, os.getpid())
                               for cell, trial in todo)
             else:
                 done_tasks = Parallel(n_jobs=n_workers, return_as="generator_unordered")(
-                    delayed(_run_task)(trial_fn, context, cell, trial, blas_threads, os.getpid())
+                    delayed(_run_traced_task)(trial_fn, context, cell, trial, blas_threads,
+                                              os.getpid())
                     for cell, trial in todo)
             bar.update(len(first))
-            for done, (key, rows) in enumerate(done_tasks, start=len(first) + 1):
-                checkpoint.add(key, rows)
+            for done, (key, rows, record) in enumerate(done_tasks, start=len(first) + 1):
+                checkpoint.add(key, rows, record)
                 bar.update(1)
                 if on_trial is not None:
                     on_trial(done)
     finally:
         checkpoint.close()
     frame = tidy_frame([row for key in keys for row in checkpoint.done[key]])
-    return frame, {"n_tasks": len(tasks), "n_tasks_resumed": resumed, "n_jobs": n_workers}
+    executed = _executed.merge(*(checkpoint.executed.get(key) for key in keys))
+    return frame, {"n_tasks": len(tasks), "n_tasks_resumed": resumed, "n_jobs": n_workers,
+                   "executed": executed}
 
 
 def _preflight_tasks(trial_fn, context, todo):

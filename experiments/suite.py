@@ -3,28 +3,45 @@
 Runs every experiment whose results are missing or stale, then draws every figure from the
 CSVs and writes results/REPORT.md (and, when it wrote the committed results/, README's result
 tables: experiments/readme.py). Whether a result is current is decided by `_currency`: its
-sidecar must vouch for the CSV's bytes and carry the config this suite would run, and the
-code must either be the code that wrote it or still compute the same numbers on the
-experiment's probe (its smoke profile). So a fresh clone with the committed results redraws
-the figures without recomputing; a refactor that changes no number costs no rerun; a
-config change, a change of numbers, or results written by a run with another config (a
-smoke run, an override) are recomputed. The full protocol covers the default one: results
-that are current for profile=paper count as current when profile=default is asked for
-(COVERED_BY), so `make figures` never replaces the committed paper-protocol results by fewer
-trials. After a run the suite records the probe of the code that wrote the results in
-their sidecar.
+sidecar must vouch for the CSV's bytes and carry the config this suite would run, nothing
+the result executed (its functions, compiled kernels, module constants, data checksum lists,
+package versions: the sidecar's `executed`) may have changed, its rows must form its
+config's grid and its summary table must be what its rows give. So a fresh clone with the
+committed results redraws the figures without recomputing; a comment, a reformat or a
+change of code a result never ran costs no rerun. A table that is not what its rows give is
+rewritten from the rows (no trial rerun). Results that are current for profile=paper count
+as current when profile=default is asked for (COVERED_BY), so `make figures` never replaces
+the committed paper-protocol results by fewer trials.
 
 The experiments run are those of conf/experiment/ except the ones whose config says
-`feeds.in_suite: false` (long benchmarks run on request with --only).
+`feeds.in_suite: false` (long benchmarks run on request with --only). `--check` covers every
+result in the results folder: those, the others (at their recorded profile), and every other
+CSV with a sidecar (benchmarks, cross-check studies); it prints "current" or the reason per
+result and exits 1 when any is not current. `--adopt` gives the committed results written
+before sidecars kept an execution record one, where that is sound (`_adopt`), and lists
+the ones that must be rerun.
 
-Usage: python -m experiments.suite [--profile default] [--only NAME ...] [--force | --check]
+Usage: python -m experiments.suite [--profile default] [--only NAME ...]
+       [--force | --check | --adopt]
 """
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
-from experiments import _config, _currency, _io, _runner, plot, readme, report, summarise
+from experiments import (
+    _adopt,
+    _config,
+    _currency,
+    _executed,
+    _io,
+    _runner,
+    plot,
+    readme,
+    report,
+    summarise,
+)
 from experiments._currency import compose_config
 from experiments.publish import feeds
 from kssc.datasets import DataNotFoundError
@@ -36,43 +53,105 @@ def main(argv=None):
     names = _config.experiment_names()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", default="default", choices=("smoke", "default", "paper"))
-    parser.add_argument("--only", nargs="+", choices=names,
-                        default=[name for name in names if in_suite(name)])
+    parser.add_argument("--only", nargs="+", choices=names)
     parser.add_argument("--force", action="store_true", help="rerun even if current")
     parser.add_argument("--check", action="store_true",
                         help="only say which results are current (exit 1 if any is not)")
+    parser.add_argument("--adopt", action="store_true",
+                        help="give committed results without an execution record one, "
+                             "where sound; list the stale ones")
     parser.add_argument("--results", default="results")
     parser.add_argument("--figures", default="figures")
     args = parser.parse_args(argv)
-
     results = Path(args.results)
-    stale = False
-    for name in args.only:
+    if args.check:
+        return check(results, args.profile, args.only)
+    if args.adopt:
+        return adopt(results, args.only)
+    index = _executed.Index()
+    for name in args.only or [name for name in names if in_suite(name)]:
         cfg = _config.check_config(compose_config(name, args.profile, [f"results_dir={results}"]))
         done, verdict = (None, "--force") if args.force else _currency.current_profile(
-            results, name, args.profile)
-        if args.check:
-            print(f"{name}: {verdict}" + (f" (profile={done})" if done else ""), flush=True)
-            stale = stale or done is None
-            continue
+            results, name, args.profile, index)
         if done is not None:
             stamp = _io.read_meta(results, name)["fingerprint"]
-            if verdict == "resummarise":
+            if verdict == _currency.RESUMMARISE:
                 summarise.resummarise(results, name)
-                _currency.record_probe(results, name)
-                print(f"{name}: summary table rewritten from the committed rows (the summary "
-                      f"code changed, the numbers of the trials did not)")
+                print(f"{name}: summary table rewritten from the committed rows (it was not "
+                      f"what they give; the trials are current)")
             print(f"{name}: results current (profile={done}, {stamp}), not recomputed")
             continue
         print(f"{name}: running (profile={args.profile}; {verdict})", flush=True)
-        _runner.run_experiment(cfg, _runner.load(name))
-        _currency.record_probe(results, name)
-    if args.check:
-        return int(stale)
+        _runner.run_experiment(cfg, _runner.load(name), committed=True)
     plot.main(["--results", str(results), "--figures", args.figures])
     report.main(["--results", str(results)])
     if results.resolve() == readme.RESULTS_DIR:  # the committed results: README's tables follow
         readme.main([])
+
+
+def check(results, profile, only=None):
+    """Print every result's verdict; 1 when any is not current."""
+    index, stale = _executed.Index(), False
+    for name in only or _config.experiment_names():
+        meta = _io.read_meta(results, name)
+        if in_suite(name):
+            done, verdict = _currency.current_profile(results, name, profile, index)
+        elif meta is None:
+            continue  # a long benchmark not run into this folder
+        else:
+            done = meta["config"].get("profile", {}).get("name")
+            verdict = _currency.status(results, name, compose_config(
+                name, done, [f"results_dir={results}"]), index)
+            done = done if verdict == "current" else None
+        if verdict != "current":
+            done = None
+        print(f"{name}: {verdict}" + (f" (profile={done})" if done else ""), flush=True)
+        stale = stale or done is None
+    for name in [] if only else _currency.other_results(results):
+        verdict = _currency.other_status(results, name, index)
+        print(f"{name}: {verdict}", flush=True)
+        stale = stale or verdict != "current"
+    return int(stale)
+
+
+def adopt(results, only=None):
+    """Give each result without an execution record one where sound (`_adopt.adopt`), and
+    each adopted result's table the record of the summary that recomputes it."""
+    stale = []
+    names = set(_config.experiment_names())
+    for name in only or [p.stem.removesuffix(".meta") for p in sorted(
+            Path(results).glob("*.meta.json"))]:
+        meta = _io.read_meta(results, name)
+        summarised = name in names and _runner.load(name).summary is not None
+        if meta is None or meta.get("executed") and (
+                meta.get("summary_executed") or not summarised):
+            continue
+        start = time.perf_counter()
+        if meta.get("executed"):
+            record, reasons = meta["executed"], []
+        elif name not in names:
+            record, reasons = None, ["not an experiment: its producer cannot be traced here, "
+                                     "and its sidecar records no code digest to verify (rerun "
+                                     "it)"]
+        else:
+            record, reasons = _adopt.adopt(results, name)
+        summary = None
+        if record is not None and summarised:
+            with _executed.tracing() as trace:
+                same = _currency.table_matches(results, name, meta)
+            record, reasons = (record, []) if same else (None, [_currency.RESUMMARISE])
+            summary = _executed.record(trace)
+        seconds = time.perf_counter() - start
+        if record is not None:
+            _currency.write_record(results, name, record, summary=summary)
+            print(f"{name}: adopted ({seconds:.0f} s)", flush=True)
+        else:
+            stale.append(name)
+            more = f"; and {len(reasons) - 5} more" if len(reasons) > 5 else ""
+            print(f"{name}: STALE ({seconds:.0f} s): {'; '.join(reasons[:5])}{more}",
+                  flush=True)
+    print(f"stale: {', '.join(stale) or 'none'}")
+    return int(bool(stale))
 
 
 if __name__ == "__main__":

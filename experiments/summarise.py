@@ -3,15 +3,16 @@
 Recomputes `<name>_table.csv` from the trial rows already in `<name>.csv` with the summary
 the experiment declares today and the experiment config recorded in its sidecar: a new
 summary column (e.g. a bootstrap interval) reaches committed results without rerunning a
-single trial. Nothing else is written; the sidecar (and its fingerprint) stays as the run
-left it. Without names, every experiment with a CSV, a sidecar and a declared summary.
+single trial. The sidecar then vouches for the new table and records what computing it
+executed (`summary_executed`); its fingerprint and the trials' record stay as the run left
+them. Without names, every experiment with a CSV, a sidecar and a declared summary.
 """
 
 import argparse
 import sys
 from pathlib import Path
 
-from . import _io
+from . import _executed, _io
 from ._config import experiment_names
 from ._runner import load
 
@@ -23,8 +24,12 @@ def resummarise(results_dir, name):
     declared = load(name)
     if frame is None or meta is None or declared.summary is None:
         return False
-    _io.write_csv(declared.summary(frame, meta["config"]["experiment"]),
-                  results / f"{name}_table.csv")
+    with _executed.tracing() as trace:
+        table = declared.summary(frame, meta["config"]["experiment"])
+    _io.write_csv(table, results / f"{name}_table.csv")
+    meta["summary_executed"] = _executed.record(trace)
+    meta["files"] = _io.bound_files(results, name)
+    _io.write_json(meta, results / f"{name}.meta.json")
     return True
 
 

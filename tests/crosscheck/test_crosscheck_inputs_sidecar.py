@@ -1,5 +1,7 @@
 """The cross-check's inputs, its sidecar and its staleness rule (pure Python, no Octave)."""
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -7,7 +9,7 @@ import pytest
 from crosscheck import currency
 from crosscheck.inputs import INPUTS, SETTINGS, make_input
 from crosscheck.run import Z_METHODS, main, paper_method
-from experiments._checkout import REPO_ROOT
+from experiments import _executed
 from kssc.baselines import SSC
 from kssc.metrics import clustering_error
 
@@ -60,35 +62,6 @@ def test_there_are_four_hard_inputs_of_each_kind():
     assert sorted(kinds) == ["hopkins", "intersection", "subspaces", "tir"]
 
 
-def _fake_tree(root):
-    for relpath, text in {"kssc/estimator.py": "A = 1\n", "kssc/cli/_main.py": "B = 1\n",
-                          "kssc/datasets/checksums/tir.sha256": "abc  tir.mat\n",
-                          "crosscheck/run.py": "C = 1\n", "crosscheck/inputs.py": "",
-                          "crosscheck/compare.py": "", "crosscheck/octave.py": "",
-                          "crosscheck/environment.py": "", "crosscheck/dvsn.py": "D = 1\n"}.items():
-        path = root / relpath
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-
-
-def test_code_digest_follows_the_solvers_and_the_checks_code_only(tmp_path):
-    _fake_tree(tmp_path)
-    names = {p.relative_to(tmp_path).as_posix() for p in currency.result_sources(tmp_path)}
-    assert "kssc/estimator.py" in names and "crosscheck/run.py" in names
-    assert "kssc/datasets/checksums/tir.sha256" in names
-    assert "kssc/cli/_main.py" not in names and "crosscheck/dvsn.py" not in names
-    first = currency.code_digest(tmp_path)
-    (tmp_path / "kssc/cli/_main.py").write_text("B = 2\n")          # no result code
-    (tmp_path / "crosscheck/dvsn.py").write_text("D = 2\n")   # a gap study, not the table
-    assert currency.code_digest(tmp_path) == first
-    (tmp_path / "kssc/estimator.py").write_text("A = 2\n")    # a solver changes
-    assert currency.code_digest(tmp_path) != first
-    # The real tree's sources include the package's solvers.
-    real = {p.relative_to(REPO_ROOT).as_posix() for p in currency.result_sources()}
-    assert {"kssc/coding/fista.py", "kssc/baselines/gfs.py", "crosscheck/compare.py",
-            "conf/method/gfs.yaml", "conf/method/kssc_exact.yaml"} <= real
-
-
 def test_our_side_is_built_from_the_method_configs_the_digest_covers():
     settings = {**SETTINGS, "n_clusters": 3}
     used = set()
@@ -99,7 +72,6 @@ def test_our_side_is_built_from_the_method_configs_the_digest_covers():
     assert used == {"KSSC", "SSC", "GFS", "GSC", "TSC"}
     gfs = paper_method("gfs", settings, k_max=6)
     assert (gfs.affinity, gfs.k_max) == ("binary", 6)  # the authors' binary Z, not our default
-    assert set(currency.METHOD_CONFIGS) >= {"kssc", "kssc_exact", "gfs", "sssc", "tsc"}
 
 
 @pytest.fixture
@@ -109,8 +81,18 @@ def committed(tmp_path):
     pd.DataFrame({"input": ["noisy"], "method": ["SSC relaxed"], "max_abs_dZ": [1e-14]}).to_csv(
         csv, index=False)
     config = currency.crosscheck_config(SETTINGS, INPUTS)
-    currency.write_sidecar(csv, config, started="2026-01-01T00:00:00+00:00", wall_time=1.0)
+    with _executed.tracing():  # as `python -m crosscheck` runs: its record is the run's
+        clustering_error([0, 1, 1], [1, 0, 0])
+        currency.write_sidecar(csv, config, started="2026-01-01T00:00:00+00:00", wall_time=1.0)
     return csv, config
+
+
+def forge_solver_change(csv):
+    """The sidecar as if a function the run executed had another source now."""
+    path = currency.sidecar_path(csv)
+    meta = json.loads(path.read_text())
+    meta["executed"]["functions"]["kssc.metrics:clustering_error"] = "0" * 16
+    path.write_text(json.dumps(meta))
 
 
 def test_sidecar_binds_the_csv_and_records_the_fingerprint(committed):
@@ -124,10 +106,12 @@ def test_sidecar_binds_the_csv_and_records_the_fingerprint(committed):
     assert currency.is_current(csv.parent)
 
 
-def test_stale_when_the_solvers_change(committed, monkeypatch):
+def test_stale_when_the_solvers_change(committed):
     csv, config = committed
-    monkeypatch.setattr(currency, "code_digest", lambda root=None: "0123456789abcdef")
-    assert "the solvers' code differs" in currency.staleness(csv, config)
+    assert "kssc.metrics:clustering_error" in json.loads(
+        currency.sidecar_path(csv).read_text())["executed"]["functions"]
+    forge_solver_change(csv)
+    assert "function kssc.metrics:clustering_error changed" in currency.staleness(csv, config)
     assert not currency.is_current(csv.parent)
 
 
@@ -147,6 +131,6 @@ def test_check_flag_exits_1_when_stale_and_0_when_current(committed, monkeypatch
     monkeypatch.setenv("KSSC_OCTAVE", "")  # --check needs no Octave
     assert main(["--check", "--output", str(csv)]) == 0
     assert "current" in capsys.readouterr().out
-    monkeypatch.setattr(currency, "code_digest", lambda root=None: "0123456789abcdef")
+    forge_solver_change(csv)
     assert main(["--check", "--output", str(csv)]) == 1
-    assert "stale (the solvers' code differs" in capsys.readouterr().out
+    assert "stale (function kssc.metrics:clustering_error changed" in capsys.readouterr().out

@@ -1,11 +1,16 @@
 """`make figures`' driver: runs what is missing or stale, skips what is current, and trusts
 a CSV only when its own sidecar vouches for its bytes and carries the fingerprint of the
-config the suite would run; a code change is judged by the numbers it computes (the probe)."""
+config the suite would run; a code change is judged by what the result executed
+(`_executed`); `--check` also fails a table its rows do not give and rows that are not the
+config's grid (issue 37.4)."""
 
 import json
 import re
 import shutil
+import subprocess
+import sys
 
+import pandas as pd
 import pytest
 
 from experiments import (
@@ -14,18 +19,11 @@ from experiments import (
     _fingerprint,
     _io,
     _runner,
-    complexity,
     suite,
     summarise,
 )
 from experiments._checkout import REPO_ROOT
-from experiments.run import run
-
-
-@pytest.fixture(autouse=True)
-def probe_cache(tmp_path, monkeypatch):
-    """Each test its own probe cache (the repository's .cache/ is left alone)."""
-    monkeypatch.setattr(_currency, "PROBE_CACHE", tmp_path / "probes.json")
+from experiments.run import override_columns, run
 
 
 def suite_args(results, figures):
@@ -47,20 +45,18 @@ def test_suite_skips_current_results_and_reruns_stale(tmp_path, capsys, monkeypa
     assert "complexity: results current" in capsys.readouterr().out
     assert (results / "complexity.csv").stat().st_mtime_ns == first_mtime
 
-    # Issue 27.7: a code change that computes the same numbers leaves the results current...
-    monkeypatch.setattr(_fingerprint, "code_digest", lambda name: "refactored-code")
-    suite.main(suite_args(results, figures))
-    assert "complexity: results current" in capsys.readouterr().out
-    assert (results / "complexity.csv").stat().st_mtime_ns == first_mtime
-
-    # ... and one that changes a number is caught.
-    real = complexity.requirements
-    monkeypatch.setattr(complexity, "requirements",
-                        lambda *args, **kw: tuple(2 * value for value in real(*args, **kw)))
-    monkeypatch.setattr(_fingerprint, "code_digest", lambda name: "changed-numbers")
+    # Issue 27.7: a change to code the result never ran leaves it current (nothing in its
+    # record differs); one to a function it ran is caught (the record's digest stands for
+    # the source the run executed).
+    meta = json.loads((results / "complexity.meta.json").read_text())
+    assert "experiments.complexity:requirements" in meta["executed"]["functions"]
+    meta["executed"]["functions"]["experiments.complexity:requirements"] = "0" * 16
+    (results / "complexity.meta.json").write_text(json.dumps(meta))
+    assert suite.main(["--check", *suite_args(results, figures)]) == 1
+    assert "function experiments.complexity:requirements changed" in capsys.readouterr().out
     suite.main(suite_args(results, figures))
     assert "complexity: running" in capsys.readouterr().out
-    assert json.loads((results / "complexity.meta.json").read_text())["fingerprint"] != first
+    assert suite.main(["--check", *suite_args(results, figures)]) == 0
 
 
 @pytest.mark.e2e
@@ -76,8 +72,13 @@ def test_a_summary_code_change_rewrites_the_table_without_rerunning(tmp_path, ca
         summary=lambda frame, exp: summary(frame, exp).assign(extra=1))
     monkeypatch.setattr(_runner, "load", lambda name: changed)
     monkeypatch.setattr(summarise, "load", lambda name: changed)
-    monkeypatch.setattr(_fingerprint, "code_digest", lambda name: "new-summary")
+    # The summary's source changed (what the sidecar's summary record says it ran differs).
+    meta = json.loads((results / "complexity.meta.json").read_text())
+    meta["summary_executed"]["functions"]["experiments.complexity:summary"] = "0" * 16
+    (results / "complexity.meta.json").write_text(json.dumps(meta))
     capsys.readouterr()
+    assert suite.main(["--check", *suite_args(results, figures)]) == 1
+    assert "complexity: the summary table is not what its rows give" in capsys.readouterr().out
     suite.main(suite_args(results, figures))
     out = capsys.readouterr().out
     assert "summary table rewritten" in out and "complexity: results current" in out
@@ -110,6 +111,10 @@ def test_an_edited_summary_table_is_rewritten_from_the_rows(tmp_path, capsys):
     good, first_mtime = table.read_text(), (results / "complexity.csv").stat().st_mtime_ns
     table.write_text(good.replace("ssc", "edited", 1))
     capsys.readouterr()
+    # Issue 37.4: --check fails on it (it used to say "resummarise", exit 0) ...
+    assert suite.main(["--check", *suite_args(results, figures)]) == 1
+    assert "the summary table is not what its rows give" in capsys.readouterr().out
+    # ... and the suite repairs it from the rows.
     suite.main(suite_args(results, figures))
     out = capsys.readouterr().out
     assert "summary table rewritten" in out and "complexity: running" not in out
@@ -126,7 +131,7 @@ def test_a_fingerprint_pasted_into_another_sidecar_is_recomputed(tmp_path, capsy
     run(suite.compose_config("complexity", "smoke", [f"results_dir={results}",
                                                      "experiment.n_points=2"]))
     forged = json.loads((results / "complexity.meta.json").read_text())
-    forged["fingerprint"], forged["probe"] = good["fingerprint"], good["probe"]
+    forged["fingerprint"], forged["executed"] = good["fingerprint"], good["executed"]
     (results / "complexity.meta.json").write_text(json.dumps(forged))
     capsys.readouterr()
     suite.main(suite_args(results, figures))
@@ -147,6 +152,16 @@ def test_results_written_by_another_config_are_recomputed(tmp_path, capsys):
     assert "complexity: running" in capsys.readouterr().out
     meta = json.loads((results / "complexity.meta.json").read_text())
     assert meta["config"]["experiment"]["n_points"] == 3
+
+
+@pytest.mark.e2e
+def test_a_deleted_summary_table_fails_the_check(tmp_path, capsys):
+    results, figures = tmp_path / "results", tmp_path / "figures"
+    suite.main(suite_args(results, figures))
+    (results / "complexity_table.csv").unlink()
+    capsys.readouterr()
+    assert suite.main(["--check", *suite_args(results, figures)]) == 1
+    assert "the summary table is not what its rows give" in capsys.readouterr().out
 
 
 @pytest.mark.e2e
@@ -216,3 +231,40 @@ def test_paper_profile_results_stay_current_for_the_default_profile(tmp_path, ca
     assert "complexity: running" in capsys.readouterr().out
     suite.main(["--profile", "paper", *args])
     assert "complexity: running" in capsys.readouterr().out
+
+
+def test_rows_that_are_not_the_configs_grid_fail(tmp_path):
+    # Issue 37.4: a smoke CSV under the paper sidecar's config passed as the paper result.
+    conf = _config.config_as_dict(suite.compose_config("yale", "paper"))
+    declared = _runner.load("yale")
+    tasks = declared.tasks(conf["experiment"], None)
+    rows = pd.DataFrame([{"experiment": "yale", "method": method, **cell, "trial": trial}
+                         for cell, trial in tasks for method in ("ssc", "kssc")])
+    rows.to_csv(tmp_path / "yale.csv", index=False)
+    meta = {"config": conf}
+    assert _currency.grid_problem(tmp_path, "yale", meta) is None
+    rows[rows["trial"] < 2].to_csv(tmp_path / "yale.csv", index=False)  # a smoke run's trials
+    problem = _currency.grid_problem(tmp_path, "yale", meta)
+    assert problem.startswith("the rows are not the grid its config defines")
+    assert f"{len(tasks) - 2 * len(conf['experiment']['variants'])} of {len(tasks)}" in problem
+
+
+def test_a_run_into_the_committed_results_is_refused():
+    # Issue 37.3: a hand-started run replaced the committed tir results with 12 smoke rows.
+    for folder in (REPO_ROOT / "results", REPO_ROOT / "results" / ".." / "results"):
+        with pytest.raises(ValueError, match="committed results/ folder, which only the suite"):
+            run(suite.compose_config("complexity", "smoke", [f"results_dir={folder}"]))
+    before = (REPO_ROOT / "results" / "complexity.csv").stat().st_mtime_ns
+    done = subprocess.run([sys.executable, "-m", "experiments.run", "experiment=complexity",
+                           "profile=smoke", f"hydra.run.dir={REPO_ROOT / 'results'}"],
+                          cwd=REPO_ROOT, capture_output=True, text=True, check=False)
+    assert done.returncode != 0 and "only the suite writes" in done.stderr
+    assert (REPO_ROOT / "results" / "complexity.csv").stat().st_mtime_ns == before
+
+
+def test_two_overrides_giving_one_column_are_refused():
+    # Issue 37.4: `seed=2 +config_seed=7` recorded a value the run did not use.
+    cfg = suite.compose_config("complexity", "smoke", ["seed=2", "+config_seed=7"])
+    with pytest.raises(ValueError, match="both give column 'config_seed'; one column holds one"):
+        override_columns(cfg, ["seed=2", "+config_seed=7"])
+    assert override_columns(cfg, ["seed=2"]) == {"config_seed": 2}
