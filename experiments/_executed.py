@@ -572,7 +572,8 @@ def _constant_digests_elsewhere(keys, index):
                   "for key in json.loads(sys.argv[2]):\n"
                   "    module, name = key.split(':', 1)\n"
                   "    try:\n"
-                  "        out[key] = value_digest(getattr(importlib.import_module(module), name))\n"
+                  "        value = getattr(importlib.import_module(module), name)\n"
+                  "        out[key] = value_digest(value)\n"
                   "    except Exception:\n"
                   "        out[key] = None\n"
                   "print(json.dumps(out))\n")

@@ -37,7 +37,6 @@ def test_suite_skips_current_results_and_reruns_stale(tmp_path, capsys, monkeypa
     suite.main(suite_args(results, figures))
     assert (results / "complexity.csv").exists() and (results / "REPORT.md").exists()
     assert any(figures.glob("*.png"))
-    first = json.loads((results / "complexity.meta.json").read_text())["fingerprint"]
     first_mtime = (results / "complexity.csv").stat().st_mtime_ns
     capsys.readouterr()
 

@@ -273,7 +273,7 @@ def test_npy_columns_by_number(subspaces):
 def test_float32_npy_keeps_its_type_and_is_read_in_place(subspaces):
     from pathlib import Path
 
-    from kssc._cli_points import read_points
+    from kssc.cli._points import read_points
 
     folder, X, _ = subspaces
     np.save(folder / "X32.npy", X.astype(np.float32))

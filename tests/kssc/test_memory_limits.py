@@ -8,10 +8,10 @@ import textwrap
 import numpy as np
 import pytest
 
-import kssc._memory as memory
+import kssc.neighbors._memory as memory
 import kssc.estimator as estimator
 from kssc import KSSC
-from kssc._memory import FitMemoryError
+from kssc.neighbors._memory import FitMemoryError
 
 GIB = 2**30
 
@@ -112,7 +112,7 @@ def test_fit_under_a_small_address_space_limit_is_refused_quickly(tmp_path):
         import resource, sys
         import numpy as np
         from kssc import KSSC
-        from kssc._memory import virtual_size
+        from kssc.neighbors._memory import virtual_size
         X = np.random.default_rng(0).standard_normal((20000, 32)).astype(np.float32)
         limit = virtual_size() + 64 * 2**20
         resource.setrlimit(resource.RLIMIT_AS, (limit, resource.RLIM_INFINITY))
