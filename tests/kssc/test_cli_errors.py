@@ -139,7 +139,8 @@ def test_memory_error_in_the_fit_exits_2(points, capsys, monkeypatch):
 def test_fit_memory_check_message_is_shown(points, capsys, monkeypatch):
     import kssc.neighbors._memory
 
-    monkeypatch.setattr(kssc.neighbors._memory, "memory_limit", lambda: (2**20, "0.00 GiB is available"))
+    monkeypatch.setattr(kssc.neighbors._memory, "memory_limit",
+                        lambda: (2**20, "0.00 GiB is available"))
     err = _fails(["cluster", points, "-k", 2], capsys)
     assert f"{points}: not enough memory: KSSC.fit of 30 x 4 float64 points" in err
     assert "per stage: unit rows" in err and "0.00 GiB is available" in err

@@ -8,8 +8,8 @@ import textwrap
 import numpy as np
 import pytest
 
-import kssc.neighbors._memory as memory
 import kssc.estimator as estimator
+import kssc.neighbors._memory as memory
 from kssc import KSSC
 from kssc.neighbors._memory import FitMemoryError
 
