@@ -62,6 +62,9 @@ def main(argv=None):
                              "where sound; list the stale ones")
     parser.add_argument("--results", default="results")
     parser.add_argument("--figures", default="figures")
+    parser.add_argument("--no-draw", action="store_true",
+                        help="compute only: no figures, REPORT.md or README tables (a later "
+                             "run draws them)")
     args = parser.parse_args(argv)
     results = Path(args.results)
     if args.check:
@@ -83,6 +86,8 @@ def main(argv=None):
             continue
         print(f"{name}: running (profile={args.profile}; {verdict})", flush=True)
         _runner.run_experiment(cfg, _runner.load(name), committed=True)
+    if args.no_draw:
+        return 0
     plot.main(["--results", str(results), "--figures", args.figures])
     report.main(["--results", str(results)])
     if results.resolve() == readme.RESULTS_DIR:  # the committed results: README's tables follow
