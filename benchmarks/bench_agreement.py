@@ -58,7 +58,7 @@ def main(argv=None):
     parser.add_argument("--n", type=int, default=60_000, help="points (above the 50,000 switch)")
     parser.add_argument("--output", type=Path, default=REPO / "results" / "bench_agreement.csv")
     args = parser.parse_args(argv)
-    from experiments import _io
+    from experiments import _io, _produce
 
     started, start = _io.now(), time.perf_counter()
     rows = []
@@ -84,12 +84,13 @@ def main(argv=None):
             row["ari_default_vs_exact"] = ari
     config = {"experiment": {"name": "bench_agreement", "data": args.data, "n": args.n,
                              "setting": "KSSC defaults, random_state=0"}}
-    _io.write_csv(pd.DataFrame(rows), args.output)
-    _io.write_meta(config, args.output.with_suffix(".meta.json"), fingerprint=None,
-                   started=started, wall_time=time.perf_counter() - start,
-                   extra={"load_average_end": os.getloadavg()})
+    _produce.write_result(pd.DataFrame(rows), args.output, config,
+                          started=started, wall_time=time.perf_counter() - start,
+                          extra={"load_average_end": os.getloadavg()})
     print(f"wrote {args.output}")
 
 
 if __name__ == "__main__":
-    main()
+    from experiments import _produce
+
+    _produce.traced_main(main)

@@ -43,7 +43,7 @@ import kssc.estimator as estimator
 import kssc.spectral._clustering as spectral
 import kssc.spectral._multilevel as multilevel
 import kssc.spectral.affinity as affinity
-from experiments import _io
+from experiments import _io, _produce
 from experiments._checkout import REPO_ROOT as REPO
 from experiments.scale import write_union_npy
 from kssc import KSSC
@@ -266,13 +266,14 @@ def _measure_resident(args):
     frame = pd.DataFrame(rows)
     config = {"experiment": {"name": "bench_memory", "n": args.n, "d": args.d,
                              "defaults": args.defaults, "seed": args.seed}}
-    _io.write_csv(frame, args.output)
-    _io.write_meta(config, args.output.with_suffix(".meta.json"), fingerprint=None,
-                   started=started, wall_time=time.perf_counter() - begin,
-                   extra={"load_average_end": os.getloadavg()})
+    _produce.write_result(frame, args.output, config,
+                          started=started, wall_time=time.perf_counter() - begin,
+                          extra={"load_average_end": os.getloadavg()})
     print(f"wrote {args.output}")
     return frame
 
 
 if __name__ == "__main__":
-    main()
+    from experiments import _produce
+
+    _produce.traced_main(main)

@@ -71,7 +71,7 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=3, help="predict calls after the first")
     parser.add_argument("--output", type=Path, default=REPO / "results" / "bench_predict.csv")
     args = parser.parse_args(argv)
-    from experiments import _io
+    from experiments import _io, _produce
 
     started, start = _io.now(), time.perf_counter()
     load = os.getloadavg()
@@ -137,12 +137,13 @@ def main(argv=None):
                                                  for i, s in enumerate(seconds)]]
     config = {"experiment": {"name": "bench_predict", "train": args.train, "new": args.new,
                              "repeats": args.repeats, "setting": "KSSC defaults"}}
-    _io.write_csv(pd.DataFrame(rows), args.output)
-    _io.write_meta(config, args.output.with_suffix(".meta.json"), fingerprint=None,
-                   started=started, wall_time=time.perf_counter() - start,
-                   extra={"load_average_end": os.getloadavg()})
+    _produce.write_result(pd.DataFrame(rows), args.output, config,
+                          started=started, wall_time=time.perf_counter() - start,
+                          extra={"load_average_end": os.getloadavg()})
     print(f"wrote {args.output}")
 
 
 if __name__ == "__main__":
-    main()
+    from experiments import _produce
+
+    _produce.traced_main(main)
