@@ -5,7 +5,7 @@ Above 50,000 points `KSSC`'s defaults take the fast paths: the IVF self-join (`k
 and the multilevel spectral step. This fits them and the exact path (exact neighbours, ARPACK)
 with the same settings and seed, and prints the adjusted Rand index between their labels and
 each one's accuracy (100 - Hungarian-matched error); one row per (data, path) goes to
-results/bench_agreement.csv (sidecar: versions, load average); asserts nothing. Data (never
+bench_agreement.csv in results/ (sidecar: versions, load average); asserts nothing. Data (never
 Fashion-MNIST or MNIST, kept as the held-out check): "tir", the paper's large-scale TIR data
 (`make_tir_large`: 5 subspaces of 3 real library spectra, D = 321); "scale", the scale
 experiment's union (10 subspaces of dimension 5-10 in D = 64, noise 0.01). ARPACK is forced

@@ -69,13 +69,13 @@ def fit_one(name, n):
             "peak_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20}
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--only", nargs="+", choices=list(OPTIONS), default=list(OPTIONS))
     parser.add_argument("--output", type=Path, default=REPO / "results" / "bench_options.csv")
     parser.add_argument("--child", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.child:
         print(json.dumps(fit_one(args.child, args.n)))
         return

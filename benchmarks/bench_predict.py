@@ -3,7 +3,7 @@
 Run: `python -m benchmarks.bench_predict [--train 50000] [--new 20000] [--repeats 3]`. Data:
 the scale experiment's union (10 subspaces of dimension 5-10 in D = 64, noise 0.01); `KSSC`'s
 defaults (above 50,000 training points: the IVF self-join) fitted on the first `--train`
-points. Prints, and writes one row per repeat to results/bench_predict.csv (sidecar: versions,
+points. Prints, and writes one row per repeat to bench_predict.csv in results/ (sidecar: versions,
 load average); asserts nothing:
 
 - the fit's coefficient step in points a second (the rate `predict` aims at), as the fit

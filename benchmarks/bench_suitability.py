@@ -36,7 +36,7 @@ from kssc import KSSC, clustering_error
 from kssc.auto import best_candidate, candidate_criteria
 from kssc.datasets import make_subspaces
 from kssc.presets import preset_params
-from kssc.spectral import relative_eigengap
+from kssc.spectral._clustering import relative_eigengap
 from kssc.utils._suitability import centroid_silhouette, effective_features
 
 EXP = OmegaConf.to_container(OmegaConf.load(REPO / "conf" / "experiment" / "panel.yaml"))[

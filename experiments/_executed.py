@@ -3,7 +3,7 @@
 While a result is computed, `tracing()` records every code object of the project's folders
 (PROJECT_FOLDERS) that runs (a global `sys.settrace`/`threading.settrace` function that sees
 calls only, no line events), the data sets' checksum lists and metadata the run opened (an
-audit hook), and what a project subprocess (`python -m ...`) executed: it traces itself
+audit hook), and what a project subprocess (a `-m` module run) executed: it traces itself
 through a `sitecustomize` put first on its PYTHONPATH and hands its record back.
 
 `record(trace)` turns that into the sidecar's `executed`:
