@@ -93,7 +93,7 @@ def test_the_user_guide_quotes_the_one_preprocessing_rule():
 def test_centroid_check_fits_k_means_on_a_sample_of_large_data(monkeypatch):
     from sklearn.cluster import KMeans
 
-    from kssc import _suitability
+    from kssc.utils import _suitability
 
     X, y, _ = make_subspaces(3, 2, 30, 5, random_state=0)
     monkeypatch.setattr(_suitability, "CENTROID_SAMPLE", 40)
