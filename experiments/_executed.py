@@ -296,6 +296,17 @@ def _audit(event, args):
                     trace.data.add(path)
 
 
+def _forget_read_lists():
+    """Empty the caches of the data sets' checksum lists and sizes, so that a block that reads
+    them opens the files inside its trace (a list read earlier in the process, cached, would
+    else be missing from the record)."""
+    paths = sys.modules.get("kssc.datasets._paths")
+    for name in ("read_checksums", "read_sizes"):
+        clear = getattr(getattr(paths, name, None), "cache_clear", None)
+        if clear is not None:
+            clear()
+
+
 @contextmanager
 def tracing():
     """Trace the block: yields a `Trace` (pass it to `record`). Traces nest (the inner one
@@ -304,6 +315,7 @@ def tracing():
     if not _HOOKED:
         sys.addaudithook(_audit)
         _HOOKED.append(True)
+    _forget_read_lists()
     outer = sys.gettrace()
     children = tempfile.mkdtemp(prefix="executed-")
     saved = {key: os.environ.get(key) for key in ("PYTHONPATH", _ENV_DIR)}

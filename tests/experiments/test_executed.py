@@ -135,10 +135,12 @@ def test_a_project_subprocess_is_traced_and_data_lists_read_are_recorded():
     import subprocess
     import sys
 
+    from kssc.datasets._paths import read_checksums
+
+    read_checksums("tir")  # cached before the trace: the trace must still see the list read
     with _executed.tracing() as trace:
         subprocess.run([sys.executable, "-c", "from experiments.publish.feeds import in_suite; "
                         "in_suite('tir')"], cwd=REPO_ROOT, check=True)
-        from kssc.datasets._paths import read_checksums
         read_checksums("tir")
     record = _executed.record(trace)
     assert "experiments.publish.feeds:in_suite" in record["functions"]
