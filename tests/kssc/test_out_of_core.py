@@ -46,5 +46,7 @@ def test_fit_on_a_memory_map_allocates_less_than_a_float64_copy(tmp_path):
         tracemalloc.stop()
     float64_copy = X.size * 8
     # Measured: 40 MiB for the 61 MiB float64 copy (before: a float64 copy and float64 unit
-    # rows, 122 MiB at least).
-    assert peak < 0.8 * float64_copy, f"peak {peak / 2**20:.0f} MiB"
+    # rows, 122 MiB at least); 53-57 MiB since the mixed-units check (kssc.utils._suitability)
+    # runs its column statistics (12 MiB) while the unit rows are held. A float64 copy of X
+    # alone would reach the bound.
+    assert peak < float64_copy, f"peak {peak / 2**20:.0f} MiB"
