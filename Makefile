@@ -61,6 +61,8 @@ bench: $(STAMP)
 	$(PY) -m benchmarks.bench_coefficients
 	$(PY) -m benchmarks.bench_options
 	$(PY) -m benchmarks.bench_baselines
+	$(PY) -m benchmarks.bench_predict
+	$(PY) -m benchmarks.bench_path
 	$(PY) -c "import spams, progressbar" 2>/dev/null || $(PY) -m pip install --quiet -e '.[peers]' || true
 	$(PY) -m benchmarks.bench_peers --max-n ensc=5000
 
