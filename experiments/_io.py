@@ -10,7 +10,6 @@ import contextlib
 import datetime as _dt
 import fcntl
 import hashlib
-import importlib.metadata
 import json
 import os
 import subprocess
@@ -20,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 from omegaconf import OmegaConf
 
+from . import _executed
 from ._checkout import REPO_ROOT
 
 _UMASK = os.umask(0)
@@ -86,14 +86,9 @@ def git_revision():
 
 
 def package_versions(names=PACKAGES):
-    """{distribution: version, or None when not installed} of `names`."""
-    versions = {}
-    for name in names:
-        try:
-            versions[name] = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            versions[name] = None
-    return versions
+    """{distribution: version, or None when not installed} of `names` (the execution
+    record's reading, `_executed.package_versions`)."""
+    return _executed.package_versions(names)
 
 
 def now():
