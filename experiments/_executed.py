@@ -397,8 +397,24 @@ def _is_project_module(value):
         getattr(value, "__file__", None), str) and module_name(value.__file__) is not None
 
 
+_RECORDS = {}
+
+
 def record(trace):
     """The sidecar's `executed` of a finished trace (see the module docstring).
+
+    Within a process, traces that ran the same code objects and read the same data files
+    give one record, computed once (a run of 15,000 small trials records each trial)."""
+    key = (frozenset(trace.project_codes()), frozenset(trace.data),
+           json.dumps(trace.children, sort_keys=True))
+    if key not in _RECORDS:
+        _RECORDS[key] = _record(trace)
+    return copy.deepcopy(_RECORDS[key])
+
+
+def _record(trace):
+    """`record` computed: the names each executed code object uses, followed to the project's
+    functions, kernels and constants they reach.
 
     A name an executed code object uses is looked up in its module's globals, and, as an
     attribute, in every project module the executed code references (globally or by an

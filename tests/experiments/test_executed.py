@@ -154,3 +154,26 @@ def test_extreme_tasks_reach_every_value_and_the_largest_and_smallest_cells():
     assert {trial for _, trial in chosen} == {0}
     assert {cell["n"] for cell, _ in chosen} == {10, 1000}
     assert {cell["kind"] for cell, _ in chosen} == {"a", "b"}
+
+
+def test_traces_of_the_same_code_share_one_record_and_other_code_gets_its_own():
+    """`record` is computed once per set of code objects (a run of many small trials): the
+    second trace of the same fit gives an equal record, unchanged by an edit of the first
+    caller's copy; a trace that ran no project code is not served the fit's record."""
+    X, _ = make_union_of_subspaces(60, ambient_dim=10, n_subspaces=2, subspace_dims=[2],
+                                   noise=0.01, random_state=1)
+    model = KSSC(2, n_neighbors=6, random_state=0)
+    model.fit(X)
+    records = []
+    for _ in range(2):
+        with _executed.tracing() as trace:
+            model.fit(X)
+        records.append(_executed.record(trace))
+    assert records[0] == records[1]
+    records[0]["functions"].clear()  # a caller's edit does not reach the shared record
+    with _executed.tracing() as trace:
+        model.fit(X)
+    assert _executed.record(trace) == records[1]
+    with _executed.tracing() as trace:
+        _executed.record  # noqa: B018  (a trace that runs no project code)
+    assert _executed.record(trace)["functions"] == {}
