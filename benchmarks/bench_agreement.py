@@ -82,12 +82,10 @@ def main(argv=None):
         print(f"{name}: ARI(default, exact) = {ari:.4f}")
         for row in rows[-2:]:
             row["ari_default_vs_exact"] = ari
-    config = {"experiment": {"name": "bench_agreement", "data": args.data, "n": args.n,
-                             "setting": "KSSC defaults, random_state=0"}}
-    _produce.write_result(pd.DataFrame(rows), args.output, config,
-                          started=started, wall_time=time.perf_counter() - start,
-                          extra={"load_average_end": os.getloadavg()})
-    print(f"wrote {args.output}")
+    _produce.write_benchmark(pd.DataFrame(rows), args.output, "bench_agreement",
+                             {"data": args.data, "n": args.n,
+                              "setting": "KSSC defaults, random_state=0"},
+                             started=started, clock=start)
 
 
 if __name__ == "__main__":
