@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from kssc.datasets import get_data_dir
+from kssc.datasets import DATASETS, get_data_dir
 from kssc.datasets._paths import missing_files
+from kssc.datasets._registry import declarations
 
 
 def _real_data(name, relpaths=None):
@@ -58,19 +59,15 @@ def block_graph():
     return _block_graph
 
 
-@pytest.fixture(scope="module")
-def tir_dir():
-    """The real data folder, holding every file of TIR (else skip, naming a missing file)."""
-    return _real_data("tir")
+def _data_set_fixture(name):
+    def data_dir():
+        return _real_data(name)
+
+    data_dir.__doc__ = (f"The real data folder, holding every file of {declarations()[name].title}"
+                        " (else the test is skipped, naming a missing file).")
+    return pytest.fixture(scope="module", name=f"{name}_dir")(data_dir)
 
 
-@pytest.fixture(scope="module")
-def hopkins_dir():
-    """The real data folder, holding every file of Hopkins 155 (else skip, naming one)."""
-    return _real_data("hopkins155")
-
-
-@pytest.fixture(scope="module")
-def yaleb_dir():
-    """The real data folder, holding every file of Extended Yale B (else skip, naming one)."""
-    return _real_data("yaleb")
+# One fixture per registered data set: `tir_dir`, `hopkins155_dir`, `yaleb_dir`, ...
+for _name in DATASETS:
+    globals()[f"{_name}_dir"] = _data_set_fixture(_name)
