@@ -29,6 +29,19 @@ def _real_data(name, relpaths=None):
     return get_data_dir()
 
 
+def _compose_config(*overrides, results_dir=None):
+    """conf/config.yaml composed with Hydra `overrides`; `results_dir` set when given."""
+    from hydra import compose, initialize_config_dir  # an extra (experiments), loaded on use
+
+    from experiments._checkout import CONF_DIR
+
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose("config", overrides=list(overrides))
+    if results_dir is not None:
+        cfg.results_dir = str(results_dir)
+    return cfg
+
+
 def _block_graph(n_blocks, size, seed=0, per_row=3):
     """n_blocks dense-ish random blocks of `size` points and a few edges between blocks."""
     rng = np.random.default_rng(seed)
@@ -50,6 +63,14 @@ def real_data():
     """`real_data(name, relpaths=None)`: the data folder holding those files of data set
     `name`, else the test is skipped (or fails when $KSSC_DATA_DIR is set)."""
     return _real_data
+
+
+@pytest.fixture(scope="session")
+def compose_config():
+    """`compose_config(*overrides, results_dir=None)`: the experiments' config
+    (conf/config.yaml) composed with Hydra overrides, as `python -m experiments.run` would;
+    the one place the tests compose with Hydra."""
+    return _compose_config
 
 
 @pytest.fixture(scope="session")

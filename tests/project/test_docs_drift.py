@@ -12,13 +12,11 @@
   comments of kssc/, experiments/, crosscheck/ and benchmarks/, and conf/ exists.
 """
 
-import argparse
 import ast
 import importlib
 import inspect
 import io
 import re
-import runpy
 import tokenize
 
 import numpy as np
@@ -170,23 +168,6 @@ def _usage_lines():
     return found
 
 
-class _Captured(Exception):
-    def __init__(self, parser):
-        self.parser = parser
-
-
-def _parser_of(module, monkeypatch):
-    def capture(self, *args, **kwargs):
-        raise _Captured(self)
-
-    monkeypatch.setattr(argparse.ArgumentParser, "parse_args", capture)
-    try:
-        runpy.run_module(module, run_name="__main__", alter_sys=False)
-    except _Captured as captured:
-        return captured.parser
-    raise AssertionError(f"python -m {module} parses no arguments with argparse")
-
-
 def _example_argv(parser, usage):
     """The usage's tokens with brackets and '...' dropped, placeholders set to valid values."""
     tokens = [t for t in usage.replace("[", " ").replace("]", " ").split() if t not in ("...", "|")]
@@ -225,12 +206,11 @@ def test_usage_lines_are_found():
 
 @pytest.mark.parametrize("path, module, usage", USAGES,
                          ids=[f"{path}:{module} {usage}" for path, module, usage in USAGES])
-def test_usage_line_parses(path, module, usage, monkeypatch):
+def test_usage_line_parses(path, module, usage, parser_of):
     assert importlib.util.find_spec(module) is not None, f"{path}: no module {module}"
     if not usage:
         return
-    parser = _parser_of(module, monkeypatch)
-    monkeypatch.undo()
+    parser = parser_of(module)
     argv = _example_argv(parser, usage)
     try:
         parser.parse_args(argv)
