@@ -108,7 +108,7 @@ def top_eigenvectors(P, n_vectors, random_state=None, dense_limit=_DENSE_LIMIT, 
     `eigsh`, matrix-vector products only) started from a vector drawn from `random_state`;
     "multilevel": the eigenvectors of P restricted to aggregates of its graph, prolonged and
     refined by LOBPCG on P to the residual tolerance `tol` (default 1e-3;
-    `kssc._multilevel`): 5-25x less CPU time than ARPACK's on k-SSC's affinities of 10^5 to
+    `kssc.spectral._multilevel`): 5-25x less CPU time than ARPACK's on k-SSC's affinities of 10^5 to
     10^6 points, for the same labels (docs/scaling.md, "Eigen-solver";
     benchmarks/bench_spectral.py); "lobpcg": LOBPCG on I - P for its smallest eigenvalues,
     from a block drawn from `random_state`, preconditioned by a smoothed-aggregation AMG
@@ -152,7 +152,8 @@ def top_eigenvectors(P, n_vectors, random_state=None, dense_limit=_DENSE_LIMIT, 
 
 
 def _multilevel_top(P, n_vectors, random_state, tol, max_iter=200):
-    """Largest eigenpairs of P from the coarse graph's (`kssc._multilevel`), signs fixed."""
+    """Largest eigenpairs of P from the coarse graph's (`kssc.spectral._multilevel`), signs
+    fixed."""
     P = sp.csr_matrix(P)
     # The N-Cut matrix's diagonal is offset / d_i (`_normalized_affinity`): 1 / P_ii gives
     # the degrees' proportions. Without the offset, equal weights: any positive weights give
@@ -363,7 +364,7 @@ def choose_n_clusters(W, max_clusters=20, random_state=None, *, warn=True):
 
 
 def linked_points(W):
-    """Mask of the points that are not isolated (`kssc.affinity.isolated_points`, the one
+    """Mask of the points that are not isolated (`kssc.spectral.affinity.isolated_points`, the one
     definition); the isolated points are left out of the spectral step."""
     linked = np.ones(W.shape[0], dtype=bool)
     linked[isolated_points(W)] = False
