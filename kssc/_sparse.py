@@ -13,17 +13,11 @@ import scipy.sparse as sp
 from .coding.admm import ADMM
 from .coding.representation import _chunk_scale, code_residuals, kssc_coefficients
 from .neighbors.candidates import _check_views, random_candidates
-from .utils._validation import check_n_neighbors, normalize_rows
+from .utils._validation import check_n_neighbors, normalize_rows, row_norms
 
 # Similarities of one row block of the search, and the dense copy of one coefficient chunk.
 _SEARCH_BYTES = 128 * 2**20
 _CHUNK_BYTES = 64 * 2**20
-
-
-def row_norms(X):
-    """Euclidean norm of every row of the sparse matrix X, in float64."""
-    X = sp.csr_matrix(X)
-    return np.sqrt(np.asarray(X.multiply(X).sum(axis=1), dtype=float).ravel())
 
 
 def unit_rows(X):

@@ -19,7 +19,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..spectral._clustering import MULTILEVEL_TOL, scale_entries
 from ..spectral._multilevel import refine_dtype, with_values
-from ..spectral.affinity import isolated_points
+from ..spectral.isolation import isolated_points
 from ..utils._warnings import warn_caller
 from . import _coarse, _eigen
 from ._blocks import RowBlocks, gather_rows, part
@@ -61,7 +61,7 @@ def transpose_pieces(Z, start, bounds):
 
 def affinity_block(Z, start, stop, *pieces):
     """Row block of W = |Z| + |Z|^T, its thresholded row sums and its isolated rows (local
-    indices, `kssc.spectral.affinity.isolated_points`)."""
+    indices, `kssc.spectral.isolation.isolated_points`)."""
     cols = np.concatenate([p[0] for p in pieces]) - start
     rows = np.concatenate([p[1] for p in pieces])
     vals = np.concatenate([p[2] for p in pieces])
