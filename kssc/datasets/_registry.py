@@ -23,8 +23,8 @@ That list is frozen: committed results recorded its bytes, so a new data set doe
 rows to it. A new data set's files are capped at its declared `n_bytes` while they are
 extracted, and verified by their sums.
 
-The data sets are ordered by the length of their checksum lists, shortest first (ties by
-name): the data set with the fewest files is fetched first.
+The data sets are ordered by the size of their checksum lists in bytes, smallest first (ties
+by name): the data set with the fewest files is fetched first.
 """
 
 import importlib
@@ -83,8 +83,9 @@ class Dataset:
 
 
 def registered_names(folder=CHECKSUM_LISTS):
-    """The names of the data sets: one per checksum list in `folder`, the shortest list first
-    (ties by name). Read from the folder's listing and the lists' sizes, without opening them."""
+    """The names of the data sets: one per checksum list in `folder`, the smallest list in bytes
+    first (ties by name). Read from the folder's listing and the lists' sizes, without opening
+    them (a trace records the lists a result opens)."""
     lists = {path.name.removesuffix(".sha256"): path.stat().st_size
              for path in Path(folder).glob("*.sha256")}
     return tuple(sorted(lists, key=lambda name: (lists[name], name)))
