@@ -9,7 +9,7 @@ bench_agreement.csv in results/ (sidecar: versions, load average); asserts nothi
 Fashion-MNIST or MNIST, kept as the held-out check): "tir", the paper's large-scale TIR data
 (`make_tir_large`: 5 subspaces of 3 real library spectra, D = 321); "scale", the scale
 experiment's union (10 subspaces of dimension 5-10 in D = 64, noise 0.01). ARPACK is forced
-above the switch by raising `kssc.spectral._MULTILEVEL_FROM` for the exact path's fit.
+above the switch by raising `kssc.spectral._clustering._MULTILEVEL_FROM` for the exact path's fit.
 """
 
 import argparse

@@ -352,11 +352,7 @@ def test_cited_names_are_found():
 FILE_SUFFIXES = ("yaml", "py", "csv", "json", "md", "toml", "npy")  # conf/method/kssc.yaml
 # Files other branches own at the time of writing: their old dotted names, corrected there.
 NOT_YET_CORRECTED = {
-    "benchmarks/bench_agreement.py": {"kssc.spectral._MULTILEVEL_FROM"},
-    "benchmarks/bench_memory.py": {"kssc._memory.kssc_fit_memory"},
-    "benchmarks/bench_suitability.py": {"kssc.spectral.CLEAR_GAP"},
     "kssc/auto.py": {"kssc._suitability.SCALE_RANGE", "kssc._suitability.centroid_check"},
-    "kssc/path.py": {"kssc.spectral._assign", "kssc.spectral.spectral_labels"},
 }
 
 
