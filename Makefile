@@ -63,6 +63,7 @@ bench: $(STAMP)
 	$(PY) -m benchmarks.bench_baselines
 	$(PY) -m benchmarks.bench_predict
 	$(PY) -m benchmarks.bench_path
+	$(PY) -m benchmarks.bench_auto
 	$(PY) -c "import spams, progressbar" 2>/dev/null || $(PY) -m pip install --quiet -e '.[peers]' || true
 	$(PY) -m benchmarks.bench_peers --max-n ensc=5000
 
