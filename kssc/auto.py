@@ -371,7 +371,7 @@ class AutoKSSC(ProgressMixin, ClusterMixin, BaseEstimator):
     one the criterion prefers there is fitted on X; the others are recorded as skipped. A
     candidate whose fit fails is left out of the choice, with its reason in `selection_` and
     an UnsuitableSettingWarning; the fit fails only when every candidate does. X far from
-    scale 1 (outside `kssc._suitability.SCALE_RANGE`) is first multiplied by a power of two
+    scale 1 (outside `kssc.utils._suitability.SCALE_RANGE`) is first multiplied by a power of two
     (`scale_`), so that the candidates that code points as given fit as at scale 1. Then a
     k-means fit of as many clusters is compared with the choice without labels
     (`centroid_check_`): an UnsuitableSettingWarning gives the numbers when a centroid model
@@ -425,9 +425,9 @@ class AutoKSSC(ProgressMixin, ClusterMixin, BaseEstimator):
         (`KSSC.n_clusters_confidence_`); None when n_clusters was given.
     scale_ : float
         The power of two X was multiplied by before the candidates' fits (1.0 for X within
-        `kssc._suitability.SCALE_RANGE`); `predict` multiplies new points by it too.
+        `kssc.utils._suitability.SCALE_RANGE`); `predict` multiplies new points by it too.
     centroid_check_ : dict
-        `kssc._suitability.centroid_check`: the chosen clustering's subspace silhouette, the
+        `kssc.utils._suitability.centroid_check`: the chosen clustering's subspace silhouette, the
         silhouette of a k-means fit with centroids for centres, and their agreement.
     n_features_in_ : int
         Number of features seen during fit.

@@ -350,10 +350,6 @@ def test_cited_names_are_found():
 
 
 FILE_SUFFIXES = ("yaml", "py", "csv", "json", "md", "toml", "npy")  # conf/method/kssc.yaml
-# Files other branches own at the time of writing: their old dotted names, corrected there.
-NOT_YET_CORRECTED = {
-    "kssc/auto.py": {"kssc._suitability.SCALE_RANGE", "kssc._suitability.centroid_check"},
-}
 
 
 def test_every_cited_package_name_resolves():
@@ -361,8 +357,7 @@ def test_every_cited_package_name_resolves():
     for path in _documents():
         where = path.relative_to(REPO_ROOT).as_posix()
         for cited in set(CITED_NAME.findall(_prose(path))):
-            if (cited.rpartition(".")[2] not in FILE_SUFFIXES and not _resolves(cited)
-                    and cited not in NOT_YET_CORRECTED.get(where, ())):
+            if cited.rpartition(".")[2] not in FILE_SUFFIXES and not _resolves(cited):
                 missing.append(f"{where}: {cited}")
     assert not missing, "cited names that do not resolve:\n" + "\n".join(sorted(missing))
 
