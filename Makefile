@@ -16,7 +16,7 @@ help:
 	@echo "make test      run the default test tier: unit tests, no end-to-end (e2e) or slow runs"
 	@echo "make figures   run every experiment whose results are missing or stale, then draw all figures (PROFILE=default|paper|smoke)"
 	@echo "make plots     redraw every figure from results/*.csv only"
-	@echo "make data      download the TIR, Hopkins 155 and Extended Yale B data into data/ (checksummed)"
+	@echo "make data      download the registered data sets (TIR, Hopkins 155, Extended Yale B, ...) into data/ (checksummed)"
 	@echo "make data-verify  check the data folder against the recorded checksums"
 	@echo "make bench     print the speed and memory benchmarks"
 	@echo "make heldout   the held-out check on Fashion-MNIST (HELDOUT_DIR: its folder, never stored here)"
@@ -63,6 +63,7 @@ bench: $(STAMP)
 	$(PY) -m benchmarks.bench_baselines
 	$(PY) -m benchmarks.bench_predict
 	$(PY) -m benchmarks.bench_path
+	$(PY) -m benchmarks.bench_auto
 	$(PY) -c "import spams, progressbar" 2>/dev/null || $(PY) -m pip install --quiet -e '.[peers]' || true
 	$(PY) -m benchmarks.bench_peers --max-n ensc=5000
 

@@ -9,7 +9,7 @@ bench_agreement.csv in results/ (sidecar: versions, load average); asserts nothi
 Fashion-MNIST or MNIST, kept as the held-out check): "tir", the paper's large-scale TIR data
 (`make_tir_large`: 5 subspaces of 3 real library spectra, D = 321); "scale", the scale
 experiment's union (10 subspaces of dimension 5-10 in D = 64, noise 0.01). ARPACK is forced
-above the switch by raising `kssc.spectral._MULTILEVEL_FROM` for the exact path's fit.
+above the switch by raising `kssc.spectral._clustering._MULTILEVEL_FROM` for the exact path's fit.
 """
 
 import argparse
@@ -82,12 +82,10 @@ def main(argv=None):
         print(f"{name}: ARI(default, exact) = {ari:.4f}")
         for row in rows[-2:]:
             row["ari_default_vs_exact"] = ari
-    config = {"experiment": {"name": "bench_agreement", "data": args.data, "n": args.n,
-                             "setting": "KSSC defaults, random_state=0"}}
-    _produce.write_result(pd.DataFrame(rows), args.output, config,
-                          started=started, wall_time=time.perf_counter() - start,
-                          extra={"load_average_end": os.getloadavg()})
-    print(f"wrote {args.output}")
+    _produce.write_benchmark(pd.DataFrame(rows), args.output, "bench_agreement",
+                             {"data": args.data, "n": args.n,
+                              "setting": "KSSC defaults, random_state=0"},
+                             started=started, clock=start)
 
 
 if __name__ == "__main__":

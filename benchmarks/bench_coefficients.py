@@ -128,12 +128,9 @@ def main(argv=None):
                      "solver": name, "time_s": elapsed, "us_per_point": 1e6 * elapsed / n,
                      "mean_iter": n_iter.mean(), "gflops": rate, "vs_gemm64": rate / ceiling,
                      "load_average": round(os.getloadavg()[0], 2)})
-    config = {"experiment": {"name": "bench_coefficients", "lam": 0.1,
-                             "numba_threads": numba.get_num_threads()}}
-    _produce.write_result(pd.DataFrame(rows), args.output, config,
-                          started=started, wall_time=time.perf_counter() - begin,
-                          extra={"gemm64_gflops": ceiling, "load_average_end": os.getloadavg()})
-    print(f"wrote {args.output}")
+    _produce.write_benchmark(pd.DataFrame(rows), args.output, "bench_coefficients",
+                             {"lam": 0.1, "numba_threads": numba.get_num_threads()},
+                             started=started, clock=begin, extra={"gemm64_gflops": ceiling})
 
 
 if __name__ == "__main__":

@@ -143,13 +143,10 @@ def main(argv=None):
     frame = pd.DataFrame(rows)
     with pd.option_context("display.width", 200, "display.max_columns", None):
         print(frame.to_string(index=False, float_format="{:.3f}".format))
-    config = {"experiment": {"name": "bench_cores", "n_per_subspace": args.n_per_subspace,
-                             "cores": args.cores, "methods": args.methods,
-                             "repeats": args.repeats}}
-    _produce.write_result(frame, args.output, config,
-                          started=started, wall_time=time.perf_counter() - begin,
-                          extra={"load_average_end": os.getloadavg()})
-    print(f"wrote {args.output}")
+    _produce.write_benchmark(frame, args.output, "bench_cores",
+                             {"n_per_subspace": args.n_per_subspace, "cores": args.cores,
+                              "methods": args.methods, "repeats": args.repeats},
+                             started=started, clock=begin)
     return frame
 
 

@@ -21,12 +21,12 @@ import argparse
 import contextlib
 import os
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 import numpy as np
 
+from benchmarks.bench_memory import _Resident
 from experiments._checkout import REPO_ROOT as REPO
 from kssc.distributed._spectral import _GUARDS, _TOL  # LOBPCG's extra vectors, tolerance
 from kssc.spectral._multilevel import refine_dtype
@@ -40,28 +40,22 @@ def _rss():
     return psutil.Process().memory_info().rss
 
 
-class WorkerMemory:
-    """Samples the RSS of every worker in a thread; peak(start, stop) in GiB."""
+class WorkerMemory(_Resident):
+    """Samples the RSS of every worker in a thread; peak(start, stop) in GiB.
+
+    The sampling thread, started and stopped as a context, is bench_memory's (`_Resident`,
+    whose own sample, this process's anonymous memory, and stage peaks stay unused here)."""
 
     def __init__(self, client, interval=0.25):
+        super().__init__()
         self.client, self.interval = client, interval
         self.samples = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def _run(self):
+    def _sample(self):
         while not self._stop.is_set():
             with contextlib.suppress(Exception):  # a worker restarting: skip this sample
                 self.samples.append((time.perf_counter(), max(self.client.run(_rss).values())))
             self._stop.wait(self.interval)
-
-    def __enter__(self):
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
 
     def peak(self, start, stop):
         inside = [rss for t, rss in self.samples if start <= t <= stop]
@@ -182,14 +176,11 @@ def main(argv=None):
                 rows.append(run_one(path, y, n, workers, args.seed))
                 print(rows[-1], flush=True)
     frame = pd.DataFrame(rows)
-    config = {"experiment": {"name": "bench_distributed", "n": args.n, "workers": args.workers,
-                             "seed": args.seed, "setting": "kssc.distributed.fit defaults, "
-                             "approximate search, 10 clusters"}}
-    _produce.write_result(frame, args.output, config,
-                          started=started, wall_time=time.perf_counter() - begin,
-                          extra={"load_average_end": os.getloadavg()})
     print(frame.to_string(index=False))
-    print(f"wrote {args.output}")
+    _produce.write_benchmark(frame, args.output, "bench_distributed",
+                             {"n": args.n, "workers": args.workers, "seed": args.seed,
+                              "setting": "kssc.distributed.fit defaults, approximate search, "
+                              "10 clusters"}, started=started, clock=begin)
     if len({r["n_samples"] for r in rows if r["workers"] == 1}) > 1:
         report_model(rows)
 

@@ -108,12 +108,10 @@ def main(argv=None):
     peer_rows = frame[frame.method == "ssc_omp"]
     frame["time_ratio_to_ssc_omp"] = (frame.time_s / peer_rows.time_s.item()
                                       if len(peer_rows) else np.nan)
-    config = {"experiment": {"name": "heldout", "data": "Fashion-MNIST test images",
-                             "n": args.n, "peer_dir": str(peer_dir)}}
-    _produce.write_result(frame, args.output, config,
-                          started=started, wall_time=time.perf_counter() - start,
-                          extra={"notes": notes, "load_average_end": os.getloadavg()})
-    print(f"wrote {args.output}")
+    _produce.write_benchmark(frame, args.output, "heldout",
+                             {"data": "Fashion-MNIST test images", "n": args.n,
+                              "peer_dir": str(peer_dir)},
+                             started=started, clock=start, extra={"notes": notes})
 
 
 if __name__ == "__main__":

@@ -181,12 +181,10 @@ def main(argv=None):
         row = fit_and_report(f"KSSC.fit, N = {args.large:,}, D = 64, 10 subspaces of dim "
                              "5-10, k = 20", X, y, 10, 20, limits, exact=args.large < 50_000)
         rows.append({"data": "scale", "call": "first", **row})
-    config = {"experiment": {"name": "bench_kssc", "n": args.n, "large": args.large,
-                             "setting": "PAPER_SETTING, k = 20"}}
-    _produce.write_result(pd.DataFrame(rows), args.output, config,
-                          started=started, wall_time=time.perf_counter() - start,
-                          extra={"ceilings": limits, "load_average_end": os.getloadavg()})
-    print(f"wrote {args.output}")
+    _produce.write_benchmark(pd.DataFrame(rows), args.output, "bench_kssc",
+                             {"n": args.n, "large": args.large,
+                              "setting": "PAPER_SETTING, k = 20"},
+                             started=started, clock=start, extra={"ceilings": limits})
 
 
 if __name__ == "__main__":

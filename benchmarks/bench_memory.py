@@ -17,7 +17,7 @@ Used for docs/scaling.md's "Memory" (the 10^7 cell of `scale` was killed for mem
 With --rss, the fit runs untraced and every stage's peak resident memory (anonymous pages:
 the memory map's file pages are the page cache's) is measured above what the process held
 when the fit started, against the estimate the fit checked before it allocated
-(`kssc._memory.kssc_fit_memory`): a thread samples RssAnon every millisecond, and the
+(`kssc.neighbors._memory.kssc_fit_memory`): a thread samples RssAnon every millisecond, and the
 kernel's high-water mark (VmHWM, reset at each stage through /proc/self/clear_refs, less the
 file pages) catches a peak between samples. Prints one line per stage with the ratio
 estimate / measured and writes them to results/bench_memory.csv (--output); asserts

@@ -105,11 +105,8 @@ def main(argv=None):
                      "time_coefficients_s": r["coefficients"], "time_spectral_s": r["spectral"],
                      "time_fit_s": r["total"], "rss_peak_gib": r["peak_gib"],
                      "error_pct": r["error"], "failed": ""})
-    config = {"experiment": {"name": "bench_options", "n": args.n, "options": args.only}}
-    _produce.write_result(pd.DataFrame(rows), args.output, config,
-                          started=started, wall_time=time.perf_counter() - begin,
-                          extra={"load_average_end": os.getloadavg()})
-    print(f"wrote {args.output}")
+    _produce.write_benchmark(pd.DataFrame(rows), args.output, "bench_options",
+                             {"n": args.n, "options": args.only}, started=started, clock=begin)
 
 
 if __name__ == "__main__":

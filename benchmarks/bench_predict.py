@@ -135,12 +135,9 @@ def main(argv=None):
              "load_average": round(load[0], 2)}
             for call, s in [("first", first)] + [(f"repeat {i + 1}", s)
                                                  for i, s in enumerate(seconds)]]
-    config = {"experiment": {"name": "bench_predict", "train": args.train, "new": args.new,
-                             "repeats": args.repeats, "setting": "KSSC defaults"}}
-    _produce.write_result(pd.DataFrame(rows), args.output, config,
-                          started=started, wall_time=time.perf_counter() - start,
-                          extra={"load_average_end": os.getloadavg()})
-    print(f"wrote {args.output}")
+    _produce.write_benchmark(pd.DataFrame(rows), args.output, "bench_predict",
+                             {"train": args.train, "new": args.new, "repeats": args.repeats,
+                              "setting": "KSSC defaults"}, started=started, clock=start)
 
 
 if __name__ == "__main__":

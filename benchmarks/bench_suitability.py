@@ -1,5 +1,5 @@
 """The measurements behind the suitability rules of `kssc.utils._suitability` and the eigen-gap's
-confidence threshold (`kssc.spectral.CLEAR_GAP`), on a small subset of the real-data panel's
+confidence threshold (`kssc.spectral._clustering.CLEAR_GAP`), on a small subset of the real-data panel's
 tasks (experiments/panel.py's loaders; conf/experiment/panel.yaml): two Yale B combinations
 of 2 and 5 (and, for k, 10) subjects, four Hopkins 155 sequences, three TIR draws, the four
 scikit-learn tables and the synthetic unions, each with seed 0.

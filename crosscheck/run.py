@@ -18,7 +18,6 @@ from kssc.metrics import clustering_error
 from kssc.spectral._clustering import _normalized_affinity, ncut, ncut_embedding, top_eigenvectors
 
 from .compare import label_agreement, max_abs_dz
-from .currency import crosscheck_config, staleness, write_sidecar
 from .environment import (
     build_mex,
     find_octave,
@@ -35,6 +34,7 @@ from .inputs import (
     write_inputs,
 )
 from .octave import octave_version, run_driver
+from .sidecar import crosscheck_config, staleness, write_sidecar
 
 OUTPUT = REPO_ROOT / "results" / "crosscheck.csv"
 COLUMNS = ["input", "n_samples", "n_features", "method", "theirs", "max_abs_dZ", "ari",

@@ -93,7 +93,9 @@ def checkout(revision):
 
 def old_code_digest(revision, name, crosscheck=False):
     """The byte code digest `name`'s results had at `revision`, by that revision's own rule
-    (`experiments._fingerprint.code_digest`, or the cross-check's `currency.code_digest`)."""
+    (`experiments._fingerprint.code_digest`, or the cross-check's `code_digest`, which the
+    revisions that had one kept in the module `crosscheck.currency`, now
+    `crosscheck/sidecar.py`)."""
     root = checkout(revision)
     call = ("from crosscheck.currency import code_digest; print(code_digest())" if crosscheck
             else f"from experiments._fingerprint import code_digest; print(code_digest({name!r}))")

@@ -139,7 +139,7 @@ def _definitions(tree):
 
 @functools.lru_cache(maxsize=4096)
 def module_name(path, root=REPO_ROOT):
-    """`kssc.fista` for <root>/kssc/fista.py (`pkg` for pkg/__init__.py); None outside the
+    """`kssc.coding.fista` for <root>/kssc/fista.py (`pkg` for pkg/__init__.py); None outside the
     project's folders."""
     if not path:
         return None
@@ -614,7 +614,7 @@ def _constant_digests_elsewhere(keys, index):
 
 def changes(executed, index=None, *, packages=True):
     """What differs between an execution record and this checkout: a list of reasons
-    ("function kssc.fista:solve changed", "constant ...", "package numpy 2.0 -> 2.1",
+    ("function kssc.coding.fista:solve changed", "constant ...", "package numpy 2.0 -> 2.1",
     "data ..."); empty when the result is current."""
     index = index or Index()
     found = function_changes(executed.get("functions") or {}, index)

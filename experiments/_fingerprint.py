@@ -6,7 +6,7 @@ experiment runs: NOT_RESULT_CODE) with the data sets' checksum lists and metadat
 runner machinery (MACHINERY), the experiment's module with the experiments modules it
 imports, and the versions of the packages that compute (COMPUTING_PACKAGES). The code digest decides
 whether an interrupted run's checkpoint resumes; whether a result is stale is decided by
-what it executed (`_executed`, `_currency`), and `_adopt` compares a sidecar's code digest
+what it executed (`_executed`, `_staleness`), and `_adopt` compares a sidecar's code digest
 with the one its revision gives, to verify that the run's code was that revision's.
 """
 

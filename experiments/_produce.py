@@ -8,6 +8,8 @@ and the execution record of the run so far (`_executed.record`). A call outside 
 test calling `main`) writes no record, and `--check` then calls the result stale.
 """
 
+import os
+import time
 from pathlib import Path
 
 from . import _executed, _fingerprint, _io
@@ -23,6 +25,17 @@ def write_result(frame, path, config, *, started, wall_time, extra=None):
     """Write `frame` to `path` (CSV) and its sidecar (`write_sidecar`)."""
     _io.write_csv(frame, path)
     write_sidecar(path, config, started=started, wall_time=wall_time, extra=extra)
+
+
+def write_benchmark(frame, path, name, settings, *, started, clock, extra=None):
+    """A benchmark's tail: `write_result` of `frame` with the config ``{"experiment":
+    {"name": name, **settings}}``, the wall time since `clock` (a `time.perf_counter()`
+    reading at the start) and, beside `extra`, the load average at the end; then prints
+    where it wrote."""
+    write_result(frame, path, {"experiment": {"name": name, **settings}}, started=started,
+                 wall_time=time.perf_counter() - clock,
+                 extra={**(extra or {}), "load_average_end": os.getloadavg()})
+    print(f"wrote {path}")
 
 
 def write_sidecar(path, config, *, started, wall_time, extra=None):

@@ -2,7 +2,7 @@
 
 Runs every experiment whose results are missing or stale, then draws every figure from the
 CSVs and writes results/REPORT.md (and, when it wrote the committed results/, README's result
-tables: experiments/readme.py). Whether a result is current is decided by `_currency`: its
+tables: experiments/readme.py). Whether a result is current is decided by `_staleness`: its
 sidecar must vouch for the CSV's bytes and carry the config this suite would run, nothing
 the result executed (its functions, compiled kernels, module constants, data checksum lists,
 package versions: the sidecar's `executed`) may have changed, its rows must form its
@@ -33,16 +33,16 @@ from pathlib import Path
 from experiments import (
     _adopt,
     _config,
-    _currency,
     _executed,
     _io,
     _runner,
+    _staleness,
     plot,
     readme,
     report,
     summarise,
 )
-from experiments._currency import compose_config
+from experiments._staleness import compose_config
 from experiments.publish import feeds
 from kssc.datasets import DataNotFoundError
 
@@ -74,11 +74,11 @@ def main(argv=None):
     index = _executed.Index()
     for name in args.only or [name for name in names if in_suite(name)]:
         cfg = _config.check_config(compose_config(name, args.profile, [f"results_dir={results}"]))
-        done, verdict = (None, "--force") if args.force else _currency.current_profile(
+        done, verdict = (None, "--force") if args.force else _staleness.current_profile(
             results, name, args.profile, index)
         if done is not None:
             stamp = _io.read_meta(results, name)["fingerprint"]
-            if verdict == _currency.RESUMMARISE:
+            if verdict == _staleness.RESUMMARISE:
                 summarise.resummarise(results, name)
                 print(f"{name}: summary table rewritten from the committed rows (it was not "
                       f"what they give; the trials are current)")
@@ -100,20 +100,20 @@ def check(results, profile, only=None):
     for name in only or _config.experiment_names():
         meta = _io.read_meta(results, name)
         if in_suite(name):
-            done, verdict = _currency.current_profile(results, name, profile, index)
+            done, verdict = _staleness.current_profile(results, name, profile, index)
         elif meta is None:
             continue  # a long benchmark not run into this folder
         else:
             done = meta["config"].get("profile", {}).get("name")
-            verdict = _currency.status(results, name, compose_config(
+            verdict = _staleness.status(results, name, compose_config(
                 name, done, [f"results_dir={results}"]), index)
             done = done if verdict == "current" else None
         if verdict != "current":
             done = None
         print(f"{name}: {verdict}" + (f" (profile={done})" if done else ""), flush=True)
         stale = stale or done is None
-    for name in [] if only else _currency.other_results(results):
-        verdict = _currency.other_status(results, name, index)
+    for name in [] if only else _staleness.other_results(results):
+        verdict = _staleness.other_status(results, name, index)
         print(f"{name}: {verdict}", flush=True)
         stale = stale or verdict != "current"
     return int(stale)
@@ -143,12 +143,12 @@ def adopt(results, only=None):
         summary = None
         if record is not None and summarised:
             with _executed.tracing() as trace:
-                same = _currency.table_matches(results, name, meta)
-            record, reasons = (record, []) if same else (None, [_currency.RESUMMARISE])
+                same = _staleness.table_matches(results, name, meta)
+            record, reasons = (record, []) if same else (None, [_staleness.RESUMMARISE])
             summary = _executed.record(trace)
         seconds = time.perf_counter() - start
         if record is not None:
-            _currency.write_record(results, name, record, summary=summary)
+            _staleness.write_record(results, name, record, summary=summary)
             print(f"{name}: adopted ({seconds:.0f} s)", flush=True)
         else:
             stale.append(name)

@@ -11,25 +11,16 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
-from ._sparse import row_norms as sparse_row_norms
 from .neighbors._exact import rescore
-from .spectral._clustering import (
-    ASSIGN_LABELS,
-    ISOLATED_FATE,
-    choose_n_clusters,
-    isolated_message,
-    leaves_out,
-    linked_points,
-    spectral_labels,
-)
+from .spectral._clustering import ASSIGN_LABELS, choose_n_clusters, spectral_labels
 from .spectral.affinity import symmetric_affinity
+from .spectral.isolation import warn_isolated
 from .utils._progress import ProgressMixin
 from .utils._validation import (
     ROW_CHUNK_BYTES,
     check_n_clusters,
     normalize_rows,
     refuse_sparse,
-    warn_degenerate,
     warn_few_distinct,
     warn_inexact_integers,
 )
@@ -154,46 +145,6 @@ def timed(timings, name):
         yield
     finally:
         timings[name] = perf_counter() - start
-
-
-def zero_rows(X):
-    """Indices of the all-zero rows of X, read a chunk of rows at a time (X may be a map,
-    or scipy.sparse)."""
-    if sp.issparse(X):
-        return np.flatnonzero(sparse_row_norms(X) == 0)
-    step = max(1, ROW_CHUNK_BYTES // (8 * X.shape[1]))
-    return np.concatenate([start + np.flatnonzero(~np.asarray(X[start:start + step]).any(axis=1))
-                           for start in range(0, X.shape[0], step)])
-
-
-def warn_isolated(W, reason=lambda isolated: "", *, points=None, n_clusters=None):
-    """One warning per cause: zero rows of `points`, and other points with no affinity to
-    any other point.
-
-    Zero rows (no direction) get one warning of their own, whatever the affinity gives
-    them; the other isolated points one warning, which `reason(isolated)` may explain (e.g.
-    lam >= lambda_max; called only then). `n_clusters` decides whether the spectral step
-    leaves isolated points out (None: it does).
-    """
-    linked = linked_points(W)
-    n = W.shape[0]
-    isolated = np.flatnonzero(~linked)
-    left_out = n_clusters is None or leaves_out(linked, n_clusters)
-    zero = zero_rows(points) if points is not None else np.empty(0, dtype=np.int64)
-    if zero.size:
-        if linked[zero].any():
-            fate = "their labels carry no information"
-        else:
-            fate = ("they get no affinity, and "
-                    + (ISOLATED_FATE if left_out else "the labels are arbitrary"))
-        warn_degenerate(f"{zero.size} point(s) have zero norm (rows {zero[:5].tolist()}): they "
-                        f"have no direction; {fate}.")
-        isolated = np.setdiff1d(isolated, zero)
-    if not isolated.size:
-        return
-    message = isolated_message(isolated, n, left_out)
-    explanation = reason(isolated)
-    warn_degenerate(f"{message} {explanation}" if explanation else message)
 
 
 def lam_max_reason(lam, X_unit, isolated, *, positive, neighbours=None, hint=""):

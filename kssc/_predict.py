@@ -109,7 +109,7 @@ def _with_room(rows, batch, dtype):
 
 def global_weight(P, indices, lam, positive, gamma=None):
     """The fit's l1 weight with ``lam_mode="global"``: lam times the smallest positive
-    lambda_max over the coded training rows P: `kssc.representation.penalty`'s number, by a
+    lambda_max over the coded training rows P: `kssc.coding.representation.penalty`'s number, by a
     compiled kernel reading the rows in place (penalty gathers them, the cost of a first
     `predict`)."""
     from ._predict_kernels import lambda_max_blocks
@@ -258,7 +258,7 @@ def _search_view(view, b, k, metric, batch):
 def query_candidates(index, new, metric):
     """Candidates (b, k) of the new rows `new` (coded as the fit codes: unit rows when it
     normalises; at most `index.batch`) among the training points, view by view as
-    `kssc.candidates.candidate_sets` builds them (without the random candidates). Writes
+    `kssc.neighbors.candidates.candidate_sets` builds them (without the random candidates). Writes
     them into the index's batch rows."""
     b = new.shape[0]
     index.coded[:b] = new

@@ -68,7 +68,7 @@ def transposed_lists(X32, order, bounds):
 
 @jit
 def ivf_top_k_range(lo, hi, rank, queries, lists, bounds, probes, absolute, scores, indices):
-    """Queries rank[lo..hi-1] (rows of `queries`) join their running top-k (`kssc._topk`)
+    """Queries rank[lo..hi-1] (rows of `queries`) join their running top-k (`kssc.neighbors._topk`)
     with the points of every list l they probe (`probes`), by float32 inner product
     (absolute: its absolute value); `lists` as `transposed_lists` makes it, a point named
     by its place p in the lists (list l: places bounds[l] .. bounds[l + 1] - 1)."""
@@ -172,7 +172,7 @@ def rescore_sort_blocks(bounds, rows, found, metric, out):
 @jit
 def lambda_max_range(lo, hi, X, indices, positive, out):
     """out[i] (i in [lo, hi)): the largest inner product (positive: signed, else absolute)
-    of row i of X with the rows indices[i] (`kssc.representation.penalty`'s lambda_max
+    of row i of X with the rows indices[i] (`kssc.coding.representation.penalty`'s lambda_max
     without the outlier term), read in place."""
     k, D = indices.shape[1], X.shape[1]
     for i in range(lo, hi):

@@ -4,7 +4,7 @@ The cosine metrics need only inner products of unit rows: the neighbour search m
 sparse row blocks by X's transpose. The coefficient step codes a chunk of points at a time
 from a dense copy of the chunk's rows and their candidates, restricted to the columns where
 any of them is non-zero (the others add only zeros to every inner product), and runs the
-dense kernels (`kssc.representation.kssc_coefficients`) on it.
+dense kernels (`kssc.coding.representation.kssc_coefficients`) on it.
 """
 
 import numpy as np
@@ -13,17 +13,11 @@ import scipy.sparse as sp
 from .coding.admm import ADMM
 from .coding.representation import _chunk_scale, code_residuals, kssc_coefficients
 from .neighbors.candidates import _check_views, random_candidates
-from .utils._validation import check_n_neighbors, normalize_rows
+from .utils._validation import check_n_neighbors, normalize_rows, row_norms
 
 # Similarities of one row block of the search, and the dense copy of one coefficient chunk.
 _SEARCH_BYTES = 128 * 2**20
 _CHUNK_BYTES = 64 * 2**20
-
-
-def row_norms(X):
-    """Euclidean norm of every row of the sparse matrix X, in float64."""
-    X = sp.csr_matrix(X)
-    return np.sqrt(np.asarray(X.multiply(X).sum(axis=1), dtype=float).ravel())
 
 
 def unit_rows(X):
@@ -95,7 +89,7 @@ def sparse_coefficients(X, indices, lam, *, normalize, solver, positive, lam_mod
     n_iter, converged, residuals), residuals as `code_residuals` gives them.
 
     The per-point weights come first from a pass over every chunk (``lam_mode="global"``
-    takes the smallest lambda_max of all points), as `kssc.representation.penalty` gives
+    takes the smallest lambda_max of all points), as `kssc.coding.representation.penalty` gives
     them; an `ADMM` solver needs ``stopping="each"`` (the "all" rule stops every point
     together) and its outlier term's gamma is the whole data's."""
     X = sp.csr_matrix(X)
@@ -138,9 +132,9 @@ def sparse_coefficients(X, indices, lam, *, normalize, solver, positive, lam_mod
 
 def sparse_candidate_sets(X, n_neighbors, *, neighbor_pcs=0, n_random=0, metric="euclidean",
                           random_state=None, progress=None):
-    """`kssc.candidates.candidate_sets` of the sparse rows of X for the cosine metrics: the
-    views' neighbours from one exact search (with no direction removed, view j's are the
-    next nearest), then the random candidates. Returns (indices, search report)."""
+    """`kssc.neighbors.candidates.candidate_sets` of the sparse rows of X for the cosine
+    metrics: the views' neighbours from one exact search (with no direction removed, view j's
+    are the next nearest), then the random candidates. Returns (indices, search report)."""
     counts, pcs = _check_views(n_neighbors, neighbor_pcs)
     if any(pcs):
         raise ValueError(f"sparse X cannot be searched with neighbor_pcs={neighbor_pcs!r}: "

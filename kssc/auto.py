@@ -21,6 +21,14 @@ Criteria, from the points and the candidates' labels and affinities only
 Every criterion is recorded for every candidate (`AutoKSSC.selection_`); `criterion` says
 which one chooses. How each ranks the settings on real data, and which one is the default,
 is measured by experiments/panel.py (docs/presets.md).
+
+What the candidates share (`AutoKSSC`): candidates that would run the same exact neighbour
+search (same metric, one view, no principal direction removed) share one search with the
+largest k among them, each sliced to its own (`KSSC.fit(X, neighbors=...)`: the same
+candidates, the same labels); the default presets search differently (absolute cosine,
+cosine once 5 directions are removed, L2 once 1 and 3 are), so each runs its own. Above
+`2 * screen_size` points a criterion scored per candidate (`SCREENED_CRITERIA`) first ranks
+the candidates on a random subsample, and only the subsample's best is fitted on all points.
 """
 
 from numbers import Integral
@@ -33,8 +41,12 @@ from sklearn.metrics import adjusted_rand_score
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import threadpool_limits
 
+from ._base import unit_rows
+from .coding.admm import ADMM
 from .estimator import KSSC
+from .neighbors.candidates import candidate_sets
 from .presets import PRESETS, preset_params
 from .spectral._clustering import _normalized_adjacency, top_eigenvectors
 from .utils._progress import ProgressMixin
@@ -52,6 +64,9 @@ CRITERIA = {"residual": "min", "eigengap": "max", "silhouette": "max",
 """Every criterion of `candidate_criteria` and whether its lowest or its largest value wins."""
 SUBSPACE_CRITERIA = ("residual", "relative_residual", "silhouette")
 """The criteria that depend on `subspace_dim` (the others do not use it)."""
+SCREENED_CRITERIA = ("residual", "relative_residual", "silhouette", "eigengap")
+"""The criteria scored from one candidate's fit alone, so that a subsample can rank the
+candidates before the full fits (common N-Cut and consensus need every candidate's)."""
 
 
 def _smaller_gram(Pc):
@@ -271,14 +286,92 @@ def best_candidate(criteria, criterion):
     return min(criteria, key=lambda key: sign * criteria[key][criterion])
 
 
+def _search_key(model, n_samples):
+    """What the neighbour search of `model` (a `KSSC`, validated) on n dense points depends
+    on, (metric, normalize), when a search with a larger k can serve it sliced: an exact
+    search of one view with no principal direction removed (`KSSC.fit`'s `neighbors`).
+    None otherwise (several views, directions removed, an index whose search is seeded)."""
+    if np.ndim(model.n_neighbors) or np.ndim(model.neighbor_pcs) or model.neighbor_pcs:
+        return None
+    try:
+        algorithm = model._search_algorithm(n_samples)
+    except ValueError:  # the candidate's own fit says why
+        return None
+    if not (isinstance(algorithm, str) and algorithm == "exact"):
+        return None
+    return model.metric, bool(model.normalize)
+
+
+def shared_neighbors(X, models):
+    """One exact neighbour search per group of candidates that search alike (`_search_key`),
+    with the largest k of the group: {key: (indices (n, k_key), search report, seconds)}
+    for the candidates of groups of at least two. Each slice is the search the candidate's
+    own fit runs (the points as it codes them: unit rows or X; k nearest, most similar first),
+    so ``fit(X, neighbors=indices)`` gives its own fit's result.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The points, dense.
+    models : dict
+        Candidate key -> `KSSC` (not fitted; its parameters validated).
+    """
+    groups = {}
+    for key, model in models.items():
+        search = _search_key(model, X.shape[0])
+        if search is not None:
+            groups.setdefault(search, []).append(key)
+    shared = {}
+    for (metric, normalize), keys in groups.items():
+        largest = max(int(models[key].n_neighbors) for key in keys)
+        if len(keys) < 2 or largest >= X.shape[0]:  # alone, or too many: the fit's own search
+            continue
+        start = perf_counter()
+        P = unit_rows(X, X.dtype, warn=False) if normalize else X
+        indices, search = candidate_sets(P, largest, metric=metric, algorithm="exact",
+                                         unit_rows=normalize)
+        seconds = (perf_counter() - start) / len(keys)
+        for key in keys:
+            shared[key] = (indices[:, :int(models[key].n_neighbors)], search, seconds)
+    return shared
+
+
+def _one_blas_thread():
+    """One BLAS thread for the criteria and the centroid check (as for every other step of a
+    fit): their products of a cluster's rows are too small to share, and on the loaded
+    2-core machine the threads waited on each other, 10-20x the time of one (the criteria of
+    one candidate on 5,000 points in R^321: 15.6 s against 0.9 s)."""
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+def kernel_families(models):
+    """The numba kernel families the fits of `models` (`KSSC`s) run: {name: dispatchers},
+    for `kssc.coding._kernels.notice_uncached`."""
+    from .coding import _point_kernels as kernels
+    from .neighbors import _topk
+
+    solvers = [model._solver() for model in models]
+    families = {"the neighbour search kernels": (_topk._update_rows, _topk._update_columns),
+                "the coefficient kernels": (kernels.residual_blocks,)}
+    if any(not (isinstance(s, ADMM) and s.stopping == "all") for s in solvers):
+        families["the coefficient kernels"] += (kernels.solve_blocks,)
+    if any(isinstance(s, ADMM) and s.stopping == "all" for s in solvers):
+        families["the ADMM kernels"] = (kernels.admm_setup_blocks, kernels.admm_segment_blocks)
+    return families
+
+
 class AutoKSSC(ProgressMixin, ClusterMixin, BaseEstimator):
     """Clustering by k-SSC with its setting chosen without labels among a few candidates.
 
     Every candidate is fitted (same `random_state`); the kept one is the best by `criterion`,
-    one of `CRITERIA` (module docstring). `selection_` shows every candidate's criteria. A
+    one of `CRITERIA` (module docstring). `selection_` shows every candidate's criteria.
+    Candidates that search neighbours alike share one search (module docstring). With more
+    than ``2 * screen_size`` points and a criterion of `SCREENED_CRITERIA`, every candidate
+    is first fitted on a random subsample of `screen_size` points (same seed) and only the
+    one the criterion prefers there is fitted on X; the others are recorded as skipped. A
     candidate whose fit fails is left out of the choice, with its reason in `selection_` and
     an UnsuitableSettingWarning; the fit fails only when every candidate does. X far from
-    scale 1 (outside `kssc._suitability.SCALE_RANGE`) is first multiplied by a power of two
+    scale 1 (outside `kssc.utils._suitability.SCALE_RANGE`) is first multiplied by a power of two
     (`scale_`), so that the candidates that code points as given fit as at scale 1. Then a
     k-means fit of as many clusters is compared with the choice without labels
     (`centroid_check_`): an UnsuitableSettingWarning gives the numbers when a centroid model
@@ -301,6 +394,10 @@ class AutoKSSC(ProgressMixin, ClusterMixin, BaseEstimator):
         n_features // n_clusters).
         12 kept the faces setting on every Yale B task of the panel, but chosen by
         leave-one-family-out it did no better than 5 over the families (docs/presets.md).
+    screen_size : int or None, default=2000
+        Points of the subsample the candidates are first ranked on when X has more than
+        ``2 * screen_size`` (None: every candidate is fitted on X). The panel's tasks have
+        at most 2,414 points: with the default its choices are those of full fits.
     random_state : int, RandomState instance or None, default=None
         Passed to every candidate.
     verbose : int, default=0
@@ -316,9 +413,11 @@ class AutoKSSC(ProgressMixin, ClusterMixin, BaseEstimator):
     best_estimator_ : KSSC
         The chosen candidate, fitted.
     selection_ : dict
-        Per candidate: every criterion of `CRITERIA` (NaN for a failed candidate), "time_s",
-        its fit's seconds, and "failure": None, or "<exception type>: <message>" of a
-        candidate whose fit failed.
+        Per candidate: every criterion of `CRITERIA` (NaN for a failed or skipped candidate),
+        "time_s", its fit's seconds (a skipped candidate's: on the subsample), "failure":
+        None, or "<exception type>: <message>" of a candidate whose fit failed, "screen": its
+        criterion on the subsample (NaN without screening), and "skipped": None, or why it
+        was not fitted on X (it trailed on the subsample).
     n_clusters_ : int
         Number of distinct labels of the chosen candidate.
     n_clusters_confidence_ : float or None
@@ -326,9 +425,9 @@ class AutoKSSC(ProgressMixin, ClusterMixin, BaseEstimator):
         (`KSSC.n_clusters_confidence_`); None when n_clusters was given.
     scale_ : float
         The power of two X was multiplied by before the candidates' fits (1.0 for X within
-        `kssc._suitability.SCALE_RANGE`); `predict` multiplies new points by it too.
+        `kssc.utils._suitability.SCALE_RANGE`); `predict` multiplies new points by it too.
     centroid_check_ : dict
-        `kssc._suitability.centroid_check`: the chosen clustering's subspace silhouette, the
+        `kssc.utils._suitability.centroid_check`: the chosen clustering's subspace silhouette, the
         silhouette of a k-means fit with centroids for centres, and their agreement.
     n_features_in_ : int
         Number of features seen during fit.
@@ -352,16 +451,19 @@ class AutoKSSC(ProgressMixin, ClusterMixin, BaseEstimator):
         "candidates": [tuple, list],
         "criterion": [StrOptions(set(CRITERIA))],
         "subspace_dim": [Interval(Integral, 1, None, closed="left")],
+        "screen_size": [Interval(Integral, 2, None, closed="left"), None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
 
     def __init__(self, n_clusters=None, *, candidates=("generic", "faces", "motion"),
-                 criterion="silhouette", subspace_dim=5, random_state=None, verbose=0):
+                 criterion="silhouette", subspace_dim=5, screen_size=2000, random_state=None,
+                 verbose=0):
         self.n_clusters = n_clusters
         self.candidates = candidates
         self.criterion = criterion
         self.subspace_dim = subspace_dim
+        self.screen_size = screen_size
         self.random_state = random_state
         self.verbose = verbose
 
@@ -382,33 +484,82 @@ class AutoKSSC(ProgressMixin, ClusterMixin, BaseEstimator):
                                  "a dict of KSSC parameters.")
         return out
 
-    def _fit_candidates(self, X, candidates, seed):
+    def _models(self, candidates, seed):
+        """{key: KSSC} of every candidate, not fitted; invalid parameters are raised at once
+        (a wrong setting is no property of the data)."""
+        models = {}
+        for key, params in candidates.items():
+            model = KSSC(self.n_clusters, random_state=seed, **{"verbose": self.verbose, **params})
+            model._validate_params()
+            models[key] = model
+        return models
+
+    def _fit_each(self, X, models, stage=""):
         """({key: fitted KSSC}, {key: "<exception type>: <message>"}, {key: seconds}).
 
         A candidate whose fit raises is recorded, not raised: the others still compete.
-        Invalid parameters are raised at once (a wrong setting is no property of the data).
-        """
+        Candidates that search alike share one search (`shared_neighbors`)."""
         fitted, failures, seconds = {}, {}, {}
-        for i, (key, params) in enumerate(candidates.items(), start=1):
-            model = KSSC(self.n_clusters, random_state=seed, **{"verbose": self.verbose, **params})
-            model._validate_params()
+        shared = shared_neighbors(X, models)
+        for i, (key, model) in enumerate(models.items(), start=1):
             start = perf_counter()
-            with self._stage(f"candidate {key!r} ({i} of {len(candidates)})"):
+            with self._stage(f"candidate {key!r} ({i} of {len(models)}){stage}"):
                 try:
-                    fitted[key] = model.fit(X)
+                    if key in shared:
+                        indices, search, searched = shared[key]
+                        fitted[key] = model.fit(X, neighbors=indices)
+                        model.neighbor_search_, model.neighbor_recall_ = search, search["recall"]
+                    else:
+                        searched, fitted[key] = 0.0, model.fit(X)
                 except Exception as exc:  # a failure of the data is recorded, not raised
                     failures[key] = f"{type(exc).__name__}: {exc}"
-            seconds[key] = model.timings_["total"] if key in fitted else perf_counter() - start
+            seconds[key] = (model.timings_["total"] + searched if key in fitted
+                            else perf_counter() - start)
+        return fitted, failures, seconds
+
+    def _fit_candidates(self, X, models):
+        """`_fit_each` on X, with an UnsuitableSettingWarning naming the failed candidates;
+        a ValueError when every one failed."""
+        fitted, failures, seconds = self._fit_each(X, models)
         if not fitted:
             raise ValueError("every candidate failed: " + "; ".join(
                 f"{key!r}: {why}" for key, why in failures.items()))
         if failures:
             warn_caller(
-                f"{len(failures)} of {len(candidates)} candidates failed and were left out of "
+                f"{len(failures)} of {len(models)} candidates failed and were left out of "
                 "the choice (selection_ records why): " + "; ".join(
                     f"{key!r}: {why}" for key, why in failures.items()),
                 UnsuitableSettingWarning)
         return fitted, failures, seconds
+
+    def _screen(self, X, candidates, seed):
+        """({key: why skipped}, {key: criterion on the subsample}, {key: its seconds there}):
+        every candidate fitted on `screen_size` random points of X, all but the one
+        `criterion` prefers there skipped. Nothing skipped with at most 2 * screen_size
+        points, one candidate, a criterion that needs every candidate's fit, or when every
+        candidate fails on the subsample (the fits on X then say why)."""
+        n, size = X.shape[0], self.screen_size
+        if (size is None or len(candidates) < 2 or n <= 2 * size
+                or self.criterion not in SCREENED_CRITERIA):
+            return {}, {}, {}
+        sample = X[np.sort(check_random_state(seed).choice(n, size, replace=False))]
+        with self._stage(f"screening: every candidate on {size} of {n} points"):
+            fitted, failures, seconds = self._fit_each(sample, self._models(candidates, seed),
+                                                       stage=" on the subsample")
+            if not fitted:
+                return {}, {}, {}
+            with _one_blas_thread():
+                criteria = candidate_criteria(sample, {key: (model.labels_, model.affinity_matrix_)
+                                                       for key, model in fitted.items()},
+                                              self.subspace_dim, seed)
+        best = best_candidate(criteria, self.criterion)
+        scores = {key: criteria[key][self.criterion] for key in criteria}
+        skipped = {key: (f"screened out: {self.criterion} {scores[key]:.4g} on a {size}-point "
+                         f"subsample against {scores[best]:.4g} for {best!r}")
+                   for key in criteria if key != best}
+        skipped.update({key: f"screened out: its fit failed on a {size}-point subsample "
+                             f"({why})" for key, why in failures.items()})
+        return skipped, scores, seconds
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -435,23 +586,37 @@ class AutoKSSC(ProgressMixin, ClusterMixin, BaseEstimator):
         self.scale_ = rescaling(X)
         if self.scale_ != 1.0:
             X = X * self.scale_
-        fitted, failures, seconds = self._fit_candidates(X, candidates, seed)
-        with self._stage("criteria"):
-            criteria = candidate_criteria(
-                X, {key: (model.labels_, model.affinity_matrix_)
-                    for key, model in fitted.items()}, self.subspace_dim, seed)
-        best = best_candidate(criteria, self.criterion)
-        self.selection_ = {key: {**criteria.get(key, dict.fromkeys(CRITERIA, np.nan)),
-                                 "time_s": seconds[key], "failure": failures.get(key)}
-                           for key in candidates}
-        self.best_candidate_ = best
-        self.best_estimator_ = fitted[best]
-        self.labels_ = fitted[best].labels_
-        self.n_clusters_ = fitted[best].n_clusters_
-        self.n_clusters_confidence_ = fitted[best].n_clusters_confidence_
-        with self._stage("centroid check"):
-            self.centroid_check_ = centroid_check(X, self.labels_,
-                                                  criteria[best]["silhouette"], seed)
+        from .coding._kernels import notice_uncached
+
+        notice_uncached(kernel_families(self._models(candidates, seed).values()))
+        # One OpenMP thread for scikit-learn's k-means (NJW's 20 restarts, the centroid
+        # check): on a loaded 2-core machine its threads waited on each other for 3 s of
+        # the faces and motion presets' 3.3 s spectral step on digits (0.3 s on one thread,
+        # the same labels). numba's kernels name their thread count themselves.
+        with threadpool_limits(limits=1, user_api="openmp"):
+            skipped, screen, screened = self._screen(X, candidates, seed)
+            models = self._models({key: params for key, params in candidates.items()
+                                   if key not in skipped}, seed)
+            fitted, failures, seconds = self._fit_candidates(X, models)
+            with self._stage("criteria"), _one_blas_thread():
+                criteria = candidate_criteria(
+                    X, {key: (model.labels_, model.affinity_matrix_)
+                        for key, model in fitted.items()}, self.subspace_dim, seed)
+            best = best_candidate(criteria, self.criterion)
+            self.selection_ = {key: {**criteria.get(key, dict.fromkeys(CRITERIA, np.nan)),
+                                     "time_s": seconds.get(key, screened.get(key)),
+                                     "failure": failures.get(key),
+                                     "screen": screen.get(key, np.nan),
+                                     "skipped": skipped.get(key)}
+                               for key in candidates}
+            self.best_candidate_ = best
+            self.best_estimator_ = fitted[best]
+            self.labels_ = fitted[best].labels_
+            self.n_clusters_ = fitted[best].n_clusters_
+            self.n_clusters_confidence_ = fitted[best].n_clusters_confidence_
+            with self._stage("centroid check"), _one_blas_thread():
+                self.centroid_check_ = centroid_check(X, self.labels_,
+                                                      criteria[best]["silhouette"], seed)
         warn_centroid_model(self.centroid_check_)
         return self
 

@@ -137,7 +137,7 @@ class KSSC(SelfExpressiveClustering):
         (`kssc.plot.eigengap` draws them). None when n_clusters was given.
     n_clusters_confidence_ : float or None
         With n_clusters=None, the relative eigen-gap (l_{c+1} - l_c) / l_{c+1} of the
-        chosen c, in [0, 1]; below `kssc.spectral.CLEAR_GAP` the fit warns. None when
+        chosen c, in [0, 1]; below `kssc.spectral._clustering.CLEAR_GAP` the fit warns. None when
         n_clusters was given.
     residuals_ : ndarray of shape (n_samples,)
         How well each point's code rebuilds it: ``||p_i - sum_j z_ij p_j||`` over its
@@ -400,7 +400,7 @@ class KSSC(SelfExpressiveClustering):
 
     def _check_memory(self, X, algorithm, admm):
         """`FitMemoryError` before the fit allocates, when its largest stage would need more
-        memory than the process may take (`kssc._memory`)."""
+        memory than the process may take (`kssc.neighbors._memory`)."""
         n, d = X.shape
         counts = np.atleast_1d(self.n_neighbors)
         k = int(min(counts.sum() + self.n_random, n - 1))
@@ -469,8 +469,9 @@ class KSSC(SelfExpressiveClustering):
     @property
     def n_clusters_confidence_(self):
         """With n_clusters=None, the relative eigen-gap of the chosen number of clusters
-        (`kssc.spectral.relative_eigengap` of ``laplacian_eigenvalues_``; in [0, 1], below
-        `kssc.spectral.CLEAR_GAP` the fit warns); None when n_clusters was given."""
+        (`kssc.spectral._clustering.relative_eigengap` of ``laplacian_eigenvalues_``; in [0, 1],
+        below `kssc.spectral._clustering.CLEAR_GAP` the fit warns); None when n_clusters was
+        given."""
         from .spectral._clustering import relative_eigengap
 
         values = self.laplacian_eigenvalues_

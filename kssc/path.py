@@ -2,16 +2,22 @@
 
 The neighbour search runs once; each penalty codes the points once (its own affinity);
 each affinity's spectral embedding is computed once, for the largest cluster count, and
-its leading eigenvectors serve the smaller counts.
+its leading eigenvectors serve the smaller counts; each penalty's ARPACK solve starts from
+the previous penalty's last eigenvector.
 """
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.linalg import eigsh
+from sklearn.base import clone
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
+from threadpoolctl import threadpool_limits
 
 from ._base import warn_isolated
+from .coding.admm import ADMM
+from .coding.representation import _CHUNK_BYTES, penalty
 from .estimator import KSSC
 from .spectral._clustering import (
     _DENSE_LIMIT,
@@ -32,24 +38,32 @@ def kssc_path(X, lams, n_clusters, *, neighbors=None, **params):
     """Labels of `KSSC` for every penalty and cluster count, from one neighbour search.
 
     As scikit-learn's `lasso_path` fits a grid of penalties in one call, this fits the grid
-    ``lams x n_clusters``: the neighbours are searched (or taken from `neighbors`) once,
-    the points are coded once per penalty, and the affinity of each penalty is embedded
-    once, with as many eigenvectors as the largest cluster count, whose leading ones give
-    the smaller counts. With an integer `random_state` every setting's random steps start
-    from the generator's state after the search, as in a separate fit, and the coefficient
-    solves start from zero, as in a fit (a warm start from the previous penalty would move
-    the codes within the solver's tolerance, and the labels with them). So each setting
-    gets the labels of ``KSSC(n_clusters=c, lam=lam, **params).fit(X, neighbors=neighbors)``
-    up to the eigen solve: identical up to 1,000 linked points (the dense eigensolver);
-    above, ARPACK's vectors for the largest count agree with a solve for fewer to about
-    1e-11, which gives the same partition wherever the affinity has at most c connected
-    components, though the label numbers can differ (the discretisation breaks near-ties
-    between separate components by those last digits). With more components than clusters
-    (a fit warns), which components share a cluster is arbitrary, in a fit as here. Above
-    50,000 linked points (the multilevel eigensolver, whose draws depend on the count) and
-    for a count of n - 1 or more each count gets its own eigen solve. The cost of the
-    largest count is paid once per penalty: asking one eigenvector beyond the clusters the
-    data hold makes ARPACK's solve several times slower, in a fit as here.
+    ``lams x n_clusters``: the neighbours are searched (or taken from `neighbors`) once, the
+    points are coded once per penalty (with ``lam_mode="global"``, the default, the smallest
+    lambda_max that scales every penalty is computed once), and the affinity of each penalty
+    is embedded once, with as many eigenvectors as the largest cluster count, whose leading
+    ones give the smaller counts. With an integer `random_state` every setting's random
+    steps start from the generator's state after the search, as in a separate fit, and the
+    coefficient solves start from zero, as in a fit (a warm start from the previous penalty
+    would move the codes within the solver's tolerance, and the labels with them). So each
+    setting gets the labels of
+    ``KSSC(n_clusters=c, lam=lam, **params).fit(X, neighbors=neighbors)`` up to the eigen
+    solve: identical up to 1,000 linked points (the dense eigensolver); above, ARPACK's
+    vectors for the largest count agree with a solve for fewer, and (but for "njw") the
+    solve that starts from the previous penalty's last eigenvector with one from the fit's
+    random vector, to about 1e-11, which gives the same partition wherever the affinity has
+    at most c connected components, though the label numbers can differ (the discretisation
+    breaks near-ties between separate components by those last digits). With more components
+    than clusters (a fit warns), which components share a cluster is arbitrary, in a fit as
+    here. Where a count exceeds the clusters the data hold, the split through a cluster can
+    move a few points with those digits (the discretisation's iterations): on
+    benchmarks/bench_path.py's data, 2 and 6 of 20,000 points at count 6 for two of the five
+    penalties started from the previous one's vector. Above 50,000 linked points (the
+    multilevel eigensolver, whose draws depend on the count) and for a count of n - 1 or
+    more each count gets its own eigen solve. Asking one eigenvector beyond the clusters the
+    data hold makes ARPACK's solve several times slower (its last eigenvalue lies close to
+    the next), in a fit as here; from the previous penalty's vector it takes about a third
+    of the products (`_arpack_from`).
 
     Parameters
     ----------
@@ -109,14 +123,34 @@ def kssc_path(X, lams, n_clusters, *, neighbors=None, **params):
         indices = model._candidates(P, rng)
     state = rng.get_state()
     labels = np.empty((lams.size, len(counts), X.shape[0]), dtype=np.int64)
-    for i, lam_model in enumerate(models):
-        lam_model._timings = {}
-        Z = lam_model._code(X, P, indices, solver)[0]
+    start = None
+    for i, (lam_model, coder) in enumerate(zip(models, _coders(models, P, indices, solver),
+                                               strict=True)):
+        coder._timings = {}
+        Z = coder._code(X, P, indices, solver)[0]
         W = symmetric_affinity(Z)
         warn_isolated(W, lambda isolated, m=lam_model: m._isolation_reason(X, isolated),
                       points=X, n_clusters=max(counts))
-        labels[i] = labels_for_counts(W, counts, lam_model.assign_labels, state)
+        labels[i], start = labels_for_counts(W, counts, lam_model.assign_labels, state, start)
     return labels
+
+
+def _coders(models, P, indices, solver):
+    """Models whose `_code` gives the codes of `models`: with ``lam_mode="global"`` (dense
+    X, FISTA or the exact solver) each penalty's weight is lam times the smallest lambda_max
+    of the points, the same for every penalty: computed once here
+    (`kssc.coding.representation.penalty`), each model codes with ``lam_mode="absolute"``
+    and that weight (the same weights to the last bit; the scale's pass over every point
+    and its candidates cost about a fifth of a coding on the benchmark's data). Otherwise
+    `models` themselves."""
+    model = models[0]
+    if model.lam_mode != "global" or sp.issparse(P) or isinstance(solver, ADMM):
+        return models
+    k = indices.shape[1]
+    chunk_size = model.chunk_size or max(1, _CHUNK_BYTES // (8 * k * max(P.shape[1], k)))
+    smallest = penalty(P, indices, 1.0, "global", positive=model.positive,
+                       chunk_size=chunk_size)[0]
+    return [clone(m).set_params(lam=m.lam * smallest, lam_mode="absolute") for m in models]
 
 
 def _generator(state):
@@ -125,18 +159,24 @@ def _generator(state):
     return rng
 
 
-def labels_for_counts(W, counts, assign_labels, state):
-    """`kssc.spectral.spectral_labels(W, c, assign_labels, rng)` for every c in `counts`,
+def labels_for_counts(W, counts, assign_labels, state, start=None):
+    """`kssc.spectral._clustering.spectral_labels(W, c, assign_labels, rng)` for every c in `counts`,
     each with a generator in `state`, from one eigen solve for the largest count where the
-    eigensolver's random draws do not depend on the count (dense or ARPACK). Returns an
-    array (len(counts), n)."""
+    eigensolver's random draws do not depend on the count (dense or ARPACK).
+
+    Returns (labels (len(counts), n), start): `start` (n,), the last eigenvector of the
+    ARPACK solve of the N-Cut matrix (zero at isolated points), or None, is where the next
+    penalty's solve may start (`_top_vectors`). Not for "njw": its matrix has the
+    eigenvalue 1 once per connected component, ARPACK can return fewer copies than there
+    are (on 4 components asked for 5 vectors, 3 from a random start), and which ones
+    depends on the start; the N-Cut matrix's offset separates them."""
     n = W.shape[0]
     linked = linked_points(W)
     n_linked = int(linked.sum())
     largest = max(counts)
     shared = n_linked <= _MULTILEVEL_FROM and (n_linked <= _DENSE_LIMIT or largest < n_linked - 1)
     W_linked = sp.csr_matrix(W) if linked.all() else sp.csr_matrix(W)[linked][:, linked]
-    embedding = None
+    embedding, next_start = None, None
     labels = np.empty((len(counts), n), dtype=np.int64)
     for j, c in enumerate(counts):
         if c == 1 or not shared or not leaves_out(linked, c) and not linked.all():
@@ -144,7 +184,11 @@ def labels_for_counts(W, counts, assign_labels, state):
                                         report_isolated=False)
             continue
         if embedding is None:
-            embedding = _top_vectors(W_linked, largest, assign_labels, _generator(state))
+            embedding = _top_vectors(W_linked, largest, assign_labels, _generator(state),
+                                     None if start is None else start[linked])
+            if n_linked > _DENSE_LIMIT and assign_labels != "njw":
+                next_start = np.zeros(n)
+                next_start[linked] = embedding[0][:, -1]
         _check_graph(W_linked, c)
         labels[j, linked] = _assign(embedding, c, assign_labels)
         if not linked.all():
@@ -155,25 +199,46 @@ def labels_for_counts(W, counts, assign_labels, state):
                 f"{found} cluster(s) came out of the spectral step for n_clusters={c}: "
                 f"{c - found} stayed empty (duplicated points, or an affinity with fewer "
                 "well-separated groups than asked).")
-    return labels
+    return labels, next_start
 
 
-def _top_vectors(W, n_vectors, assign_labels, rng):
+def _top_vectors(W, n_vectors, assign_labels, rng, start=None):
     """(vectors, degrees or None, the generator's state after the eigen solve): the top
     eigenvectors of the N-Cut matrix (`kssc.spectral.ncut_embedding`) or, for "njw", of
-    D^-1/2 W D^-1/2 (`kssc.spectral.njw_embedding`)."""
+    D^-1/2 W D^-1/2 (`kssc.spectral.njw_embedding`), by `kssc.spectral.top_eigenvectors`,
+    or, given a non-zero `start` above the dense eigensolver's limit, by ARPACK from
+    `start` (`_arpack_from`)."""
     if assign_labels == "njw":
         eps = np.finfo(float).eps
         scale = sp.diags(1.0 / np.sqrt(np.asarray(W.sum(axis=1)).ravel() + eps))
-        _, vectors = top_eigenvectors((scale @ W @ scale).tocsr(), n_vectors, rng)
-        return vectors, None, rng.get_state()
-    P, degrees = _normalized_affinity(W)
-    _, vectors = top_eigenvectors(P, n_vectors, rng)
+        P, degrees = (scale @ W @ scale).tocsr(), None
+    else:
+        P, degrees = _normalized_affinity(W)
+    if start is None or P.shape[0] <= _DENSE_LIMIT or not start.any():
+        vectors = top_eigenvectors(P, n_vectors, rng)[1]
+    else:
+        vectors = _arpack_from(P, n_vectors, rng, start)
     return vectors, degrees, rng.get_state()
 
 
+def _arpack_from(P, n_vectors, rng, start):
+    """`top_eigenvectors(P, n_vectors, rng)`'s ARPACK solve started from `start` instead of
+    a random vector (the generator draws that vector all the same, so that the steps after
+    the solve get the state a fit gives them). From the previous penalty's last
+    eigenvector, the solve for one cluster more than the benchmark's data hold took 270-320
+    matrix-vector products against 600-1,000 from the random start (the last eigenvalue
+    lies within 1e-4 of the next; with the random start mixed in at 1e-8 of its norm,
+    300-560), for vectors within 1e-11 of the random start's, as close as a solve for one
+    vector fewer (entries about 0.05; benchmarks/bench_path.py's data, 20,000 points)."""
+    rng.uniform(-1.0, 1.0, P.shape[0])
+    # One BLAS thread, as in top_eigenvectors (ARPACK's vector operations are too small).
+    with threadpool_limits(limits=1, user_api="blas"):
+        values, vectors = eigsh(P, k=n_vectors, which="LA", v0=start)
+    return vectors[:, np.argsort(values)[::-1]]
+
+
 def _assign(embedding, c, assign_labels):
-    """Labels from the leading `c` of the shared eigenvectors, as `kssc.spectral._assign`
+    """Labels from the leading `c` of the shared eigenvectors, as `kssc.spectral._clustering._assign`
     gives them from its own eigen solve of `c` vectors."""
     vectors, degrees, state = embedding
     rng = _generator(state)

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from kssc.datasets import get_data_dir
+from kssc.datasets import DATASETS, get_data_dir
 from kssc.datasets._paths import missing_files
+from kssc.datasets._registry import declarations
 
 
 def _real_data(name, relpaths=None):
@@ -26,6 +27,19 @@ def _real_data(name, relpaths=None):
             pytest.fail(message)
         pytest.skip(message)
     return get_data_dir()
+
+
+def _compose_config(*overrides, results_dir=None):
+    """conf/config.yaml composed with Hydra `overrides`; `results_dir` set when given."""
+    from hydra import compose, initialize_config_dir  # an extra (experiments), loaded on use
+
+    from experiments._checkout import CONF_DIR
+
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose("config", overrides=list(overrides))
+    if results_dir is not None:
+        cfg.results_dir = str(results_dir)
+    return cfg
 
 
 def _block_graph(n_blocks, size, seed=0, per_row=3):
@@ -52,25 +66,29 @@ def real_data():
 
 
 @pytest.fixture(scope="session")
+def compose_config():
+    """`compose_config(*overrides, results_dir=None)`: the experiments' config
+    (conf/config.yaml) composed with Hydra overrides, as `python -m experiments.run` would;
+    the one place the tests compose with Hydra."""
+    return _compose_config
+
+
+@pytest.fixture(scope="session")
 def block_graph():
     """`block_graph(n_blocks, size, seed=0, per_row=3)`: a graph of random blocks and its
     block labels."""
     return _block_graph
 
 
-@pytest.fixture(scope="module")
-def tir_dir():
-    """The real data folder, holding every file of TIR (else skip, naming a missing file)."""
-    return _real_data("tir")
+def _data_set_fixture(name):
+    def data_dir():
+        return _real_data(name)
+
+    data_dir.__doc__ = (f"The real data folder, holding every file of {declarations()[name].title}"
+                        " (else the test is skipped, naming a missing file).")
+    return pytest.fixture(scope="module", name=f"{name}_dir")(data_dir)
 
 
-@pytest.fixture(scope="module")
-def hopkins_dir():
-    """The real data folder, holding every file of Hopkins 155 (else skip, naming one)."""
-    return _real_data("hopkins155")
-
-
-@pytest.fixture(scope="module")
-def yaleb_dir():
-    """The real data folder, holding every file of Extended Yale B (else skip, naming one)."""
-    return _real_data("yaleb")
+# One fixture per registered data set: `tir_dir`, `hopkins155_dir`, `yaleb_dir`, ...
+for _name in DATASETS:
+    globals()[f"{_name}_dir"] = _data_set_fixture(_name)

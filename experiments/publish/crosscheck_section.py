@@ -72,7 +72,7 @@ def _apart_words(ours, projection, stated):
             else "both intervals overlap the paper's")
 
 
-def _neighbour_gap(t, title, n_subspaces, cross_cut):
+def _neighbor_gap(t, title, n_subspaces, cross_cut):
     gap = t["error_kssc"] - t["error_ssc"]
     impure = t["cross_neighbours"] > cross_cut
     scored = (np.where(t["ncut_failed"].astype(bool), 0.0, t["error_kssc"])
@@ -195,11 +195,11 @@ def section(results, paper):
     if gsc is not None:
         out += _gsc_gap(results, gsc, paper["gsc"])
     if dvsn is not None:
-        out += _neighbour_gap(dvsn, "synthetic_dvsn (`python -m crosscheck.dvsn --oracle`, "
+        out += _neighbor_gap(dvsn, "synthetic_dvsn (`python -m crosscheck.dvsn --oracle`, "
                               f"{_coverage(dvsn)})", 5, 0.6)
     if mv is not None:
         for noise, part in mv.groupby("noise"):
-            out += _neighbour_gap(part, f"synthetic_mv, noise {noise:g} (`python -m "
+            out += _neighbor_gap(part, f"synthetic_mv, noise {noise:g} (`python -m "
                                   f"crosscheck.gap_mv`, {_coverage(part)})", 5, 0.2)
         out += ["  The authors' `test_synthetic_mv.m` has no try/catch around `ncutW` (their "
                 "dvsn script has): there a throw stops the run instead of scoring 0 %."]

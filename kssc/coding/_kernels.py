@@ -119,3 +119,28 @@ def notice_first_compile(dispatcher):
     if not is_cached(dispatcher):
         print("kssc: compiling the coefficient kernels (numba, first run only, about half a "
               "minute; cached on disk afterwards)...", file=sys.stderr, flush=True)
+
+
+def notice_uncached(families):
+    """One line on stderr naming the kernel families that numba's on-disk cache does not
+    hold yet, before a fit compiles them (`notice_first_compile` names the coefficient
+    kernels of the process's first fit only; `AutoKSSC`'s candidates use several families).
+
+    Parameters
+    ----------
+    families : dict
+        Family name ("the ADMM kernels") -> the dispatchers it compiles.
+
+    Returns
+    -------
+    missing : list of str
+        The families named (empty: every one cached, nothing printed).
+    """
+    global _compile_noticed
+    missing = [name for name, dispatchers in families.items()
+               if not all(is_cached(dispatcher) for dispatcher in dispatchers)]
+    if missing:
+        _compile_noticed = True  # said here: the coefficient step's own notice stays quiet
+        print(f"kssc: compiling {', '.join(missing)} (numba, first run only, about half a "
+              "minute each; cached on disk afterwards)...", file=sys.stderr, flush=True)
+    return missing

@@ -103,7 +103,7 @@ def outlier_gamma(X, lam):
 
 
 def _admm_options(solver, lam, l1_ratio, gamma):
-    """(mu2, q, gamma) of Elhamifar and Vidal's scaling (`kssc.admm`)."""
+    """(mu2, q, gamma) of Elhamifar and Vidal's scaling (`kssc.coding.admm`)."""
     return 1.0 / lam, (1.0 - l1_ratio) / l1_ratio, (gamma if solver.outlier else 1.0)
 
 
@@ -241,7 +241,7 @@ def kssc_coefficients(X, indices, lam, *, solver="relaxed", positive=True, lam_m
     max_iter; `tol` and `max_iter` here are ignored for it).
 
     Returns (coef (n, k), n_iter (n,), converged (n,)). Every point is solved by a compiled
-    kernel (`kssc._point_kernels`) that forms its k x k Gram matrix from `X` and iterates on
+    kernel (`kssc.coding._point_kernels`) that forms its k x k Gram matrix from `X` and iterates on
     k-vectors. The points are split into chunks of `chunk_size` points (default: about 64 MiB
     of per-chunk arrays, sized as k x max(D, k) doubles per point), solved in turn with
     numba's threads spreading each chunk's points over the cores (`numba.set_num_threads`

@@ -9,8 +9,10 @@ The data folder has the layout of `shared/data`::
 
 The files of each data set, with their SHA-256 sums, are listed in
 `kssc/datasets/checksums/<name>.sha256` (paths relative to the data set's folder, in the
-format of `sha256sum`), and their sizes in `kssc/datasets/metadata/sizes.csv`. Those lists
-are the single source of truth for fetching, verifying and loading.
+format of `sha256sum`), and the sizes of the first three data sets' files in
+`kssc/datasets/metadata/sizes.csv`. Those lists are the single source of truth for fetching,
+verifying and loading; the data sets (`DATASETS`) are the checksum lists, each declared once
+in its loader module (`_registry`).
 """
 
 import csv
@@ -22,8 +24,7 @@ from pathlib import Path
 import pooch
 
 from ._integrity import verify_file
-
-DATASETS = ("tir", "hopkins155", "yaleb")
+from ._registry import DATASETS
 
 FETCH_COMMAND = "make data"
 """The command that downloads the data sets (it runs `python -m kssc.datasets.fetch`)."""
@@ -100,7 +101,7 @@ def _checkout_root():
 
 
 def dataset_dir(name, data_dir=None):
-    """Folder of data set `name` ("tir", "hopkins155" or "yaleb") inside the data folder."""
+    """Folder of data set `name` (one of `DATASETS`) inside the data folder."""
     _check_name(name)
     return get_data_dir(data_dir) / name
 

@@ -5,17 +5,20 @@ Usage::
     python -m kssc.datasets.fetch [--data-dir DIR] [--url NAME=URL ...] [--quiet] [NAME ...]
     python -m kssc.datasets.fetch --verify [--data-dir DIR] [NAME ...]
 
-NAME is one or more of `tir`, `hopkins155`, `yaleb` (default: all). The data folder is
+NAME is one or more of the registered data sets (default: all; `--list` names them with their
+sources). The data folder is
 `--data-dir`, else the one `kssc.datasets.get_data_dir` resolves ($KSSC_DATA_DIR, `data/` in
 a checkout, the user cache folder for an installed package). Every data set is tried and
 reported (ok, or failed with the reason); the exit status is 1 if any failed.
 
-The registry of each data set is its checksum list (`kssc/datasets/checksums/<name>.sha256`)
-with the recorded sizes (`kssc/datasets/metadata/sizes.csv`). A download stops at a cap
-derived from them (`download_cap`), so a source that never ends (`file:///dev/zero`) cannot
-fill the disk. A source is a URL serving the
-file of a one-file data set (TIR) or a zip or tar archive holding the listed files under any
-folder prefix; sources are tried in order until every file is present. `pooch.retrieve`
+Each data set is declared once, in its loader module (`DATASET`, see
+`kssc.datasets._registry`): its sources, layout and recorded total size; its files and their
+sums are its checksum list (`kssc/datasets/checksums/<name>.sha256`), with per-file sizes where
+recorded (`kssc/datasets/metadata/sizes.csv`). A download stops at a cap derived from them
+(`download_cap`), so a source that never ends (`file:///dev/zero`) cannot fill the disk. A
+source serves the declared layout: the file of a one-file data set (TIR) or a zip or tar
+archive holding the listed files under any folder prefix; sources are tried in order until
+every file is present. `pooch.retrieve`
 downloads each source to a temporary name (with a progress bar when tqdm is installed);
 the standard library's `zipfile` and `tarfile` then extract only the listed files, to paths
 taken from the checksum list (never from a member's name), each stopped at its recorded size
@@ -51,28 +54,8 @@ from pathlib import Path, PurePosixPath
 import pooch
 
 from ._integrity import cached_sha256
-from ._paths import DATASETS, get_data_dir, read_checksums, read_sizes
-
-_KSSC_COMMIT = "9189465e4b14c344fac73756ffb6cf84fb36b68f"
-_HOPKINS_MIRROR_COMMIT = "83c60f4c3edf81ded709228ac2a6ed38a414b71d"
-
-DEFAULT_SOURCES = {
-    "tir": (
-        f"https://github.com/sjtrny/kssc/raw/{_KSSC_COMMIT}/data/TIRlib.mat",
-    ),
-    "hopkins155": (
-        "https://github.com/ChristosXeno/Evaluation-of-Geometric-Motion-Segmentation-Methods"
-        f"/archive/{_HOPKINS_MIRROR_COMMIT}.zip",
-        "http://www.vision.jhu.edu/data/hopkins155/Hopkins155.zip",
-    ),
-    "yaleb": (
-        f"https://github.com/sjtrny/kssc/archive/{_KSSC_COMMIT}.zip",
-        "http://vision.ucsd.edu/extyaleb/CroppedYaleBZip/CroppedYale.zip",
-    ),
-}
-"""Sources of each data set, tried in order: https first (a git copy at a fixed commit), then
-the public home, which serves plain http only (no https address of it is recorded); the
-recorded sums verify whatever arrives."""
+from ._paths import get_data_dir, read_checksums, read_sizes
+from ._registry import DATASETS, declarations
 
 # An archive also holds files this package does not use: a download may be this many times
 # the data set's recorded size, plus _ARCHIVE_SLACK bytes; a one-file source, its exact size.
@@ -102,12 +85,25 @@ class DownloadError(OSError):
 
 @dataclass(frozen=True)
 class DatasetSpec:
-    """A data set to fetch: its registry ({relpath: sha256}, {relpath: bytes}) and sources."""
+    """A data set to fetch: its files ({relpath: sha256}), the recorded sizes ({relpath:
+    bytes}; may be empty), its sources, their layout ("file" or "archive") and the recorded
+    total size (None: the sum of `sizes`)."""
 
     name: str
     checksums: Mapping = field(repr=False)
     sizes: Mapping = field(repr=False)
     sources: tuple
+    layout: str = "archive"
+    n_bytes: int = None
+
+    @property
+    def total(self):
+        """The recorded total size of the data set's files in bytes."""
+        return sum(self.sizes.values()) if self.n_bytes is None else self.n_bytes
+
+    def size_cap(self, rel):
+        """The most bytes file `rel` may have: its recorded size, else the data set's total."""
+        return self.sizes.get(rel, self.total)
 
 
 @dataclass
@@ -140,13 +136,16 @@ class Report:
 
 
 def get_spec(name, urls=None):
-    """The DatasetSpec of `name`; sources: `urls[name]`, else $KSSC_<NAME>_URL, else defaults."""
+    """The DatasetSpec of `name` from its declaration; sources: `urls[name]`, else
+    $KSSC_<NAME>_URL, else the declared ones."""
+    declared = declarations()[name]
     override = (urls or {}).get(name) or os.environ.get(f"KSSC_{name.upper()}_URL")
     if override:
         sources = tuple(override.split()) if isinstance(override, str) else tuple(override)
     else:
-        sources = DEFAULT_SOURCES[name]
-    return DatasetSpec(name, read_checksums(name), read_sizes(name), sources)
+        sources = declared.sources
+    return DatasetSpec(name, read_checksums(name), read_sizes(name), sources, declared.layout,
+                       declared.n_bytes)
 
 
 def fetch_datasets(datasets=None, data_dir=None, *, urls=None, progress=True):
@@ -278,7 +277,7 @@ def _unpack(spec, wanted, download, staging, origin):
             members = {info.name: info for info in archive.getmembers() if info.isfile()}
             _extract(spec, wanted, list(members),
                      lambda name: archive.extractfile(members[name]), staging, origin)
-    elif len(spec.checksums) != 1:
+    elif spec.layout != "file" or len(spec.checksums) != 1:
         raise DownloadError("the download is not a zip or tar archive (or it is truncated).")
     else:
         (rel, expected), = spec.checksums.items()
@@ -310,7 +309,7 @@ def _extract(spec, wanted, member_names, open_member, staging, origin):
 def _copy(spec, source, member, rel, target, origin):
     """Stream `member` to `target` through a temporary name, at most its recorded size, and
     check its sum."""
-    size, expected = spec.sizes[rel], spec.checksums[rel]
+    size, expected = spec.size_cap(rel), spec.checksums[rel]
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.part")
     digest, written = hashlib.sha256(), 0
@@ -400,8 +399,7 @@ def _copy_file_url(url, output_file, pooch_instance, check_only=False):
 def download_cap(spec):
     """The most bytes a download of `spec` may bring: the recorded size of a one-file data
     set; an archive, _ARCHIVE_FACTOR times the recorded total plus _ARCHIVE_SLACK."""
-    total = sum(spec.sizes[rel] for rel in spec.checksums)
-    return total if len(spec.checksums) == 1 else _ARCHIVE_FACTOR * total + _ARCHIVE_SLACK
+    return spec.total if spec.layout == "file" else _ARCHIVE_FACTOR * spec.total + _ARCHIVE_SLACK
 
 
 class _CappedWriter:
@@ -461,6 +459,18 @@ def _check_names(datasets):
     return names
 
 
+def describe_datasets():
+    """One paragraph per registered data set: its name, title, files, size, layout, sources."""
+    blocks = []
+    for name, declared in declarations().items():
+        served = "one file" if declared.layout == "file" else "an archive"
+        blocks.append("\n".join([
+            f"{name}: {declared.title}, {len(read_checksums(name))} file(s), "
+            f"{declared.n_bytes:,} bytes, each source serves {served}:",
+            *(f"  {url}" for url in declared.sources)]))
+    return "\n".join(blocks)
+
+
 def _log(enabled, message):
     if enabled:
         print(message, file=sys.stderr, flush=True)
@@ -490,7 +500,12 @@ def main(argv=None):
     parser.add_argument("--url", action="append", default=[], metavar="NAME=URL",
                         help="replace the sources of NAME (repeatable)")
     parser.add_argument("--quiet", action="store_true", help="no progress output")
+    parser.add_argument("--list", action="store_true",
+                        help="print the registered data sets with their sources and exit")
     args = parser.parse_args(argv)
+    if args.list:
+        print(describe_datasets())
+        return 0
     try:
         names = _check_names(args.datasets)
         if args.verify:

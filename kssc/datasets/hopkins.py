@@ -17,6 +17,7 @@ import numpy as np
 import scipy.io
 
 from ._paths import require_files
+from ._registry import Dataset
 
 PAPER41 = [
     "1R2RC", "1R2RCR", "1R2RCT_A", "1R2RCT_B", "1R2TCR", "1R2TCRT", "1RT2RCR", "1RT2RCRT",
@@ -28,6 +29,21 @@ PAPER41 = [
 """The 41 sequences shipped with the paper's code (`sjtrny/kssc` data/Hopkins155)."""
 
 SUBSETS = ("paper41", "hopkins155", "all")
+
+DATASET = Dataset(
+    name="hopkins155",
+    title="Hopkins 155 motion segmentation",
+    sources=(
+        "https://github.com/ChristosXeno/Evaluation-of-Geometric-Motion-Segmentation-Methods"
+        "/archive/83c60f4c3edf81ded709228ac2a6ed38a414b71d.zip",
+        "http://www.vision.jhu.edu/data/hopkins155/Hopkins155.zip",
+    ),
+    layout="archive",
+    n_bytes=26_867_158,
+    loaders=("load_hopkins_sequence", "load_hopkins"),
+)
+"""The data set's declaration: https first (a git copy at a fixed commit), then the public
+home, which serves plain http only; the recorded sums verify whatever arrives."""
 
 
 @cache

@@ -11,6 +11,7 @@ import numpy as np
 import scipy.io
 
 from ._paths import require_files
+from ._registry import Dataset
 from .synthetic import (
     _check_int,
     _check_nonnegative,
@@ -20,6 +21,19 @@ from .synthetic import (
 )
 
 TIR_FILE = "TIRlib.mat"
+
+DATASET = Dataset(
+    name="tir",
+    title="TIR mineral spectral library",
+    sources=(
+        "https://github.com/sjtrny/kssc/raw/9189465e4b14c344fac73756ffb6cf84fb36b68f/data/"
+        "TIRlib.mat",
+    ),
+    layout="file",
+    n_bytes=177_734,
+    loaders=("load_tir_library",),
+)
+"""The data set's declaration: the paper's code repository at a fixed commit serves the file."""
 
 
 def load_tir_library(data_dir=None):

@@ -24,12 +24,28 @@ import numpy as np
 from PIL import Image
 
 from ._paths import read_checksums, require_files
+from ._registry import Dataset
 
 SUBJECTS = tuple(n for n in range(1, 40) if n != 14)
 """The 38 subject numbers (there is no yaleB14)."""
 
 SOURCE_SHAPE = (192, 168)
 """(height, width) of every cropped face file; `load_yaleb` resizes from this shape only."""
+
+DATASET = Dataset(
+    name="yaleb",
+    title="Extended Yale B cropped faces",
+    sources=(
+        "https://github.com/sjtrny/kssc/archive/9189465e4b14c344fac73756ffb6cf84fb36b68f.zip",
+        "http://vision.ucsd.edu/extyaleb/CroppedYaleBZip/CroppedYale.zip",
+    ),
+    layout="archive",
+    n_bytes=87_460_159,
+    loaders=("load_yaleb",),
+)
+"""The data set's declaration: https first (the paper's code repository at a fixed commit),
+then the public home, which serves plain http only; the recorded sums verify whatever
+arrives."""
 
 _PATTERN = "*P00A*.pgm*"
 _PGM_HEADER = re.compile(rb"P5(?:\s|#[^\n]*\n)+(\d+)(?:\s|#[^\n]*\n)+(\d+)(?:\s|#[^\n]*\n)+(\d+)\s")

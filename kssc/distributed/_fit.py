@@ -10,8 +10,7 @@ from sklearn.utils import check_random_state
 from ..estimator import APPROXIMATE_FROM
 from ..utils._validation import check_n_clusters, check_n_neighbors, warn_degenerate
 from ..utils._warnings import warn_caller
-from . import _coefficients, _spectral
-from . import _neighbors as _neighbours  # the name the stages below use
+from . import _coefficients, _neighbors, _spectral
 from ._blocks import RowBlocks, check_dask_array, part, unit_block
 
 # The least memory_limit a worker may have. A worker process that has run a fit holds about
@@ -33,7 +32,7 @@ class DistributedKSSC:
         Indices of each point's neighbours, most similar first.
     coefficients_ : dask.array.Array of shape (n_samples, n_neighbors)
         Row i codes point i over ``neighbors_[i]``: Z[i, neighbors_[i, m]] = coefficients_[i, m]
-        (`kssc.representation.coefficients_to_sparse` builds Z from both when it fits).
+        (`kssc.spectral.affinity.coefficients_to_sparse` builds Z from both when it fits).
     n_iter_ : dask.array.Array of shape (n_samples,)
         Solver iterations per point.
     n_clusters_ : int
@@ -249,9 +248,9 @@ def _fit(client, X, bounds, n_clusters, k, algorithm, metric, options, rng):
     U = _unit_blocks(client, X, bounds)
     shuffled = {}
     if algorithm == "exact":
-        indices, _ = _neighbours.exact_neighbor_blocks(client, U, k, metric)
+        indices, _ = _neighbors.exact_neighbor_blocks(client, U, k, metric)
     else:
-        indices, _, shuffled["rows_by_list"] = _neighbours.approximate_neighbor_blocks(
+        indices, _, shuffled["rows_by_list"] = _neighbors.approximate_neighbor_blocks(
             client, U, k, rng)
     wait(indices.futures)
     found = perf_counter()
@@ -279,7 +278,7 @@ def _fit(client, X, bounds, n_clusters, k, algorithm, metric, options, rng):
     wait(labels.futures)
     done = perf_counter()
     recall = (None if algorithm == "exact"
-              else _neighbours.recall(client, U, indices, k, metric, rng))
+              else _neighbors.recall(client, U, indices, k, metric, rng))
     del U, W
     timings = {"neighbours": found - start, "coefficients": solved - found,
                "representation": solved - start, "spectral": done - solved,

@@ -94,7 +94,8 @@ def _faiss():
 
 
 def train_index(sample, n, seed):
-    """Serialised empty faiss IndexIVFFlat (inner product) trained on `sample`, as `kssc._ann`."""
+    """Serialised empty faiss IndexIVFFlat (inner product) trained on `sample`, as
+    `kssc.neighbors._ann`."""
     faiss = _faiss()
     n_lists = n_lists_for(n)
     dim = sample.shape[1]
@@ -106,7 +107,7 @@ def train_index(sample, n, seed):
 
 
 def n_lists_for(n):
-    """Number of inverted lists for n points (as `kssc._ann`)."""
+    """Number of inverted lists for n points (as `kssc.neighbors._ann`)."""
     return int(np.clip(_LISTS_PER_SQRT_N * np.sqrt(n), 1, max(1, n // _MIN_TRAIN_PER_LIST)))
 
 

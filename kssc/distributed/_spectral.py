@@ -19,7 +19,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..spectral._clustering import MULTILEVEL_TOL, scale_entries
 from ..spectral._multilevel import refine_dtype, with_values
-from ..spectral.affinity import isolated_points
+from ..spectral.isolation import isolated_points
 from ..utils._warnings import warn_caller
 from . import _coarse, _eigen
 from ._blocks import RowBlocks, gather_rows, part
@@ -61,7 +61,7 @@ def transpose_pieces(Z, start, bounds):
 
 def affinity_block(Z, start, stop, *pieces):
     """Row block of W = |Z| + |Z|^T, its thresholded row sums and its isolated rows (local
-    indices, `kssc.affinity.isolated_points`)."""
+    indices, `kssc.spectral.isolation.isolated_points`)."""
     cols = np.concatenate([p[0] for p in pieces]) - start
     rows = np.concatenate([p[1] for p in pieces])
     vals = np.concatenate([p[2] for p in pieces])
@@ -116,7 +116,7 @@ def halo_columns(indices, n):
 def ncut_block(W, own_degrees, *halo_degrees, dtype=np.float64):
     """Row block of P = D^-1/2 (W + 0.5 I) D^-1/2 from `ncut_pattern`'s matrix (columns
     numbered by the halo), its values in `dtype`: (s_i w_ij) s_j, as
-    `kssc.spectral._normalized_affinity` computes them."""
+    `kssc.spectral._clustering._normalized_affinity` computes them."""
     # A copy of the values: W is a result other tasks share.
     P = sp.csr_matrix((W.data.copy(), W.indices, W.indptr), shape=W.shape)
     scale_entries(P, 1.0 / np.sqrt(own_degrees), 1.0 / np.sqrt(np.concatenate(halo_degrees)))

@@ -227,7 +227,7 @@ def approximate_search(X_unit, n_neighbors, metric="euclidean", index=None,
                        random_state=None, progress=None):
     """Approximate k most similar other points of every unit-norm row of `X_unit`.
 
-    An IVF self-join (`kssc._ivf_join`): the points are split into inverted lists by
+    An IVF self-join (`kssc.neighbors._ivf_join`): the points are split into inverted lists by
     spherical k-means on a sample; each list's points are multiplied in blocked
     float32 GEMMs against the points of the `nprobe` lists with the most similar centroids
     (itself first, absolute similarity for "abs_cosine"), and the best k of every row are

@@ -225,8 +225,8 @@ def kssc_fit_memory(n, d, itemsize, n_candidates, search, *, copy=True, n_vector
 
 
 def search_memory(n, d, n_neighbors, metric, algorithm, dtype):
-    """Bytes the neighbour search allocates at its peak (`kssc._exact.memory_bytes` or
-    `kssc._ann.memory_bytes`); `algorithm` is "exact" or an IVF."""
+    """Bytes the neighbour search allocates at its peak (`kssc.neighbors._exact.memory_bytes` or
+    `kssc.neighbors._ann.memory_bytes`); `algorithm` is "exact" or an IVF."""
     from ._ann import memory_bytes as approximate_memory
     from ._exact import memory_bytes as exact_memory
 

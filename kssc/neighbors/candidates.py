@@ -137,7 +137,7 @@ def candidate_sets(X, n_neighbors, *, neighbor_pcs=0, n_random=0, metric="euclid
         Extra distinct random other points per row (at most as many as are left).
     metric : {"euclidean", "abs_cosine", "l2"}
         "euclidean" and "abs_cosine" on unit vectors; "l2" the Euclidean distance of the
-        points as given (`kssc.neighbours.search_neighbors`, exact for "l2").
+        points as given (`kssc.neighbors._search.search_neighbors`, exact for "l2").
     algorithm : {"exact", "approximate"} or IVF
         Search of the unit-vector metrics.
     unit_rows : bool, default=False
@@ -148,7 +148,7 @@ def candidate_sets(X, n_neighbors, *, neighbor_pcs=0, n_random=0, metric="euclid
         ``progress(done, total)`` as the searches advance (all views on one scale).
 
     Returns (indices (n, k), search): `search` is the last view's search report
-    (`kssc.neighbours.search_neighbors`) with "recall" the lowest over the views (1.0 when
+    (`kssc.neighbors._search.search_neighbors`) with "recall" the lowest over the views (1.0 when
     all are exact; NaN when an index did not measure it).
     """
     n = X.shape[0]
@@ -173,7 +173,7 @@ def candidate_sets(X, n_neighbors, *, neighbor_pcs=0, n_random=0, metric="euclid
 
 def precomputed_candidates(neighbors, n_samples, n_neighbors, *, n_random=0,
                            random_state=None):
-    """`candidate_sets` from user-given neighbours (`kssc.neighbours.precomputed_neighbors`
+    """`candidate_sets` from user-given neighbours (`kssc.neighbors._search.precomputed_neighbors`
     checks and ranks them): their first `n_neighbors` per row, then `n_random` random other
     points drawn as `candidate_sets` draws them (the same candidates for the same
     neighbours and generator). Returns (indices (n, k), search report)."""

@@ -24,7 +24,7 @@ from threadpoolctl import threadpool_limits
 from ..utils._validation import warn_degenerate
 from ..utils._warnings import warn_caller
 from . import _multilevel
-from .affinity import ISOLATION_THRESHOLD, isolated_points
+from .isolation import isolated_message, leaves_out, linked_points
 
 ASSIGN_LABELS = ("discretize", "kmeans", "njw")
 _DENSE_LIMIT = 1000
@@ -108,7 +108,7 @@ def top_eigenvectors(P, n_vectors, random_state=None, dense_limit=_DENSE_LIMIT, 
     `eigsh`, matrix-vector products only) started from a vector drawn from `random_state`;
     "multilevel": the eigenvectors of P restricted to aggregates of its graph, prolonged and
     refined by LOBPCG on P to the residual tolerance `tol` (default 1e-3;
-    `kssc._multilevel`): 5-25x less CPU time than ARPACK's on k-SSC's affinities of 10^5 to
+    `kssc.spectral._multilevel`): 5-25x less CPU time than ARPACK's on k-SSC's affinities of 10^5 to
     10^6 points, for the same labels (docs/scaling.md, "Eigen-solver";
     benchmarks/bench_spectral.py); "lobpcg": LOBPCG on I - P for its smallest eigenvalues,
     from a block drawn from `random_state`, preconditioned by a smoothed-aggregation AMG
@@ -152,7 +152,8 @@ def top_eigenvectors(P, n_vectors, random_state=None, dense_limit=_DENSE_LIMIT, 
 
 
 def _multilevel_top(P, n_vectors, random_state, tol, max_iter=200):
-    """Largest eigenpairs of P from the coarse graph's (`kssc._multilevel`), signs fixed."""
+    """Largest eigenpairs of P from the coarse graph's (`kssc.spectral._multilevel`), signs
+    fixed."""
     P = sp.csr_matrix(P)
     # The N-Cut matrix's diagonal is offset / d_i (`_normalized_affinity`): 1 / P_ii gives
     # the degrees' proportions. Without the offset, equal weights: any positive weights give
@@ -362,14 +363,6 @@ def choose_n_clusters(W, max_clusters=20, random_state=None, *, warn=True):
     return n_clusters, 1.0 - top
 
 
-def linked_points(W):
-    """Mask of the points that are not isolated (`kssc.affinity.isolated_points`, the one
-    definition); the isolated points are left out of the spectral step."""
-    linked = np.ones(W.shape[0], dtype=bool)
-    linked[isolated_points(W)] = False
-    return linked
-
-
 def _check_graph(W, n_clusters):
     """Warn when W has more connected components than clusters (as spectral_embedding does).
 
@@ -382,26 +375,6 @@ def _check_graph(W, n_clusters):
             f"components for n_clusters={n_clusters}; the spectral embedding may not work as "
             "expected and the split between components is arbitrary. Raise n_neighbors or "
             "n_random.")
-
-
-def leaves_out(linked, n_clusters):
-    """Whether the spectral step leaves the isolated points out: when more points than
-    clusters are linked (else every label is arbitrary)."""
-    return int(linked.sum()) > n_clusters
-
-
-ISOLATED_FATE = "they are left out of the spectral step and given the largest cluster's label"
-
-
-def isolated_message(isolated, n, left_out):
-    """The one wording of the isolated-points warning (`isolated`: indices among n)."""
-    if isolated.size == n:
-        return ("the representation has no non-zero coefficient between points (no affinity "
-                f"above {ISOLATION_THRESHOLD:g}): every point is isolated and the labels are "
-                "arbitrary.")
-    fate = ISOLATED_FATE if left_out else "too few points are linked: the labels are arbitrary"
-    return (f"{isolated.size} of {n} point(s) are isolated (no affinity above "
-            f"{ISOLATION_THRESHOLD:g} to another point; rows {isolated[:5].tolist()}): {fate}.")
 
 
 def spectral_clustering(W, n_clusters=None, *, assign_labels="discretize", random_state=None,

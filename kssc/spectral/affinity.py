@@ -1,17 +1,13 @@
 """From coefficients to the affinity: Z from the coefficients, W = |Z| + |Z|^T from Z.
 
 Thresholding and max-normalisation are Elhamifar and Vidal's post-processing
-(`thrC.m`, `BuildAdjacency.m`); which points W leaves isolated is defined here once.
+(`thrC.m`, `BuildAdjacency.m`); which points W leaves isolated is `isolation`'s to say.
 """
 
 import numpy as np
 import scipy.sparse as sp
 
 AFFINITIES = ("symmetric", "max_normalized")
-# Affinities at or below this are no link: N-Cut drops them (docs/protocol.md 1.7).
-ISOLATION_THRESHOLD = 1e-6
-
-
 def threshold_rows(coef, rho):
     """Keep, per row of `coef`, the largest |entries| whose l1 mass first reaches `rho` of
     the row's l1 mass (thrC); the rest become 0. Rows of zeros stay zero."""
@@ -74,19 +70,3 @@ def symmetric_affinity(Z):
     return W.astype(np.float64)
 
 
-def isolated_points(W, start=0):
-    """Indices of the rows of W with no affinity above `ISOLATION_THRESHOLD` to another point.
-
-    The one definition of an isolated point: the fit's warning, the spectral step (which
-    leaves these points out) and the distributed N-Cut all use it. Below the threshold an
-    affinity is as good as none to the N-Cut matrix, which drops it (docs/protocol.md 1.7).
-    `W` may be a row block whose first row is point `start` (its diagonal is at column
-    start + i).
-    """
-    W = sp.csr_matrix(W)
-    if not W.has_canonical_format:
-        W = W.copy()
-        W.sum_duplicates()
-    rows = np.repeat(np.arange(W.shape[0]), np.diff(W.indptr))
-    linked = (np.abs(W.data) > ISOLATION_THRESHOLD) & (W.indices != rows + start)
-    return np.flatnonzero(np.bincount(rows[linked], minlength=W.shape[0]) == 0)

@@ -196,3 +196,9 @@ def warn_few_distinct(X, n_clusters):
         "points cannot be told apart, so copies of one point are split across clusters and "
         "their labels are arbitrary. Remove duplicates or ask for fewer clusters."
     )
+
+
+def row_norms(X):
+    """Euclidean norm of every row of the sparse matrix X, in float64."""
+    X = sp.csr_matrix(X)
+    return np.sqrt(np.asarray(X.multiply(X).sum(axis=1), dtype=float).ravel())

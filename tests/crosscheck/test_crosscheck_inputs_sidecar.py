@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from crosscheck import currency
+from crosscheck import sidecar
 from crosscheck.inputs import INPUTS, SETTINGS, make_input
 from crosscheck.run import Z_METHODS, main, paper_method
 from experiments import _executed
@@ -80,16 +80,16 @@ def committed(tmp_path):
     csv = tmp_path / "crosscheck.csv"
     pd.DataFrame({"input": ["noisy"], "method": ["SSC relaxed"], "max_abs_dZ": [1e-14]}).to_csv(
         csv, index=False)
-    config = currency.crosscheck_config(SETTINGS, INPUTS)
+    config = sidecar.crosscheck_config(SETTINGS, INPUTS)
     with _executed.tracing():  # as `python -m crosscheck` runs: its record is the run's
         clustering_error([0, 1, 1], [1, 0, 0])
-        currency.write_sidecar(csv, config, started="2026-01-01T00:00:00+00:00", wall_time=1.0)
+        sidecar.write_sidecar(csv, config, started="2026-01-01T00:00:00+00:00", wall_time=1.0)
     return csv, config
 
 
 def forge_solver_change(csv):
     """The sidecar as if a function the run executed had another source now."""
-    path = currency.sidecar_path(csv)
+    path = sidecar.sidecar_path(csv)
     meta = json.loads(path.read_text())
     meta["executed"]["functions"]["kssc.metrics:clustering_error"] = "0" * 16
     path.write_text(json.dumps(meta))
@@ -97,33 +97,33 @@ def forge_solver_change(csv):
 
 def test_sidecar_binds_the_csv_and_records_the_fingerprint(committed):
     csv, config = committed
-    meta = currency._io.read_meta(csv.parent, "crosscheck")
-    assert meta["files"] == {"crosscheck.csv": currency._io.sha256_file(csv)}
-    assert meta["fingerprint"] == currency.fingerprint(config)
+    meta = sidecar._io.read_meta(csv.parent, "crosscheck")
+    assert meta["files"] == {"crosscheck.csv": sidecar._io.sha256_file(csv)}
+    assert meta["fingerprint"] == sidecar.fingerprint(config)
     assert meta["config"]["experiment"]["inputs"]["hopkins"]["sequence"] == "cars2_06"
     assert {"git_revision", "packages", "wall_time_s", "started"} <= meta.keys()
-    assert currency.staleness(csv, config) is None
-    assert currency.is_current(csv.parent)
+    assert sidecar.staleness(csv, config) is None
+    assert sidecar.is_current(csv.parent)
 
 
 def test_stale_when_the_solvers_change(committed):
     csv, config = committed
     assert "kssc.metrics:clustering_error" in json.loads(
-        currency.sidecar_path(csv).read_text())["executed"]["functions"]
+        sidecar.sidecar_path(csv).read_text())["executed"]["functions"]
     forge_solver_change(csv)
-    assert "function kssc.metrics:clustering_error changed" in currency.staleness(csv, config)
-    assert not currency.is_current(csv.parent)
+    assert "function kssc.metrics:clustering_error changed" in sidecar.staleness(csv, config)
+    assert not sidecar.is_current(csv.parent)
 
 
 def test_stale_when_the_csv_settings_or_sidecar_change(committed):
     csv, config = committed
-    other = currency.crosscheck_config({**SETTINGS, "kssc_k": 9}, INPUTS)
-    assert "settings or inputs differ" in currency.staleness(csv, other)
+    other = sidecar.crosscheck_config({**SETTINGS, "kssc_k": 9}, INPUTS)
+    assert "settings or inputs differ" in sidecar.staleness(csv, other)
     csv.write_text(csv.read_text() + "noisy,GFS,0.5\n")
-    assert "CSV differs" in currency.staleness(csv, config)
-    currency.sidecar_path(csv).unlink()
-    assert currency.staleness(csv, config) == "no sidecar"
-    assert currency.staleness(csv.with_name("none.csv"), config) == "no CSV"
+    assert "CSV differs" in sidecar.staleness(csv, config)
+    sidecar.sidecar_path(csv).unlink()
+    assert sidecar.staleness(csv, config) == "no sidecar"
+    assert sidecar.staleness(csv.with_name("none.csv"), config) == "no CSV"
 
 
 def test_check_flag_exits_1_when_stale_and_0_when_current(committed, monkeypatch, capsys):

@@ -12,11 +12,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hydra import compose, initialize_config_dir
-from sklearn.cluster import KMeans
+from omegaconf import OmegaConf
 
 from experiments import _config, _fingerprint, _io, _runner, _trial, plot, report
-from experiments._checkout import CONF_DIR, REPO_ROOT
+from experiments._checkout import REPO_ROOT
 from experiments.publish import feeds
 from experiments.run import run
 from kssc.datasets import get_data_dir
@@ -26,31 +25,6 @@ EXPERIMENTS = _config.experiment_names()
 TRIAL_EXPERIMENTS = [name for name in EXPERIMENTS if _runner.load(name).compute is None]
 
 
-class KMeansStandIn:
-    """A fast stand-in estimator with the shared fit/labels_/timings_ contract."""
-
-    def __init__(self, n_clusters=None, *, random_state=None):
-        self.n_clusters = n_clusters
-        self.random_state = random_state
-
-    def fit(self, X):
-        self.labels_ = KMeans(self.n_clusters, n_init=1,
-                              random_state=self.random_state).fit_predict(X)
-        self.timings_ = {"representation": 0.0, "spectral": 0.0}
-        return self
-
-
-STAND_IN = f"{__name__}.KMeansStandIn"
-
-
-def make_config(*overrides, tmp_path=None):
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose("config", overrides=list(overrides))
-    if tmp_path is not None:
-        cfg.results_dir = str(tmp_path / "results")
-    return cfg
-
-
 def data_available():
     """With KSSC_DATA_DIR set (as in CI) missing data must fail the runs, not skip them."""
     return "KSSC_DATA_DIR" in os.environ or (DATA_DIR / "tir" / "TIRlib.mat").exists()
@@ -58,8 +32,8 @@ def data_available():
 
 @pytest.mark.parametrize("name", EXPERIMENTS)
 @pytest.mark.parametrize("profile", ["paper", "default", "smoke"])
-def test_every_config_composes(name, profile):
-    cfg = _config.check_config(make_config(f"experiment={name}", f"profile={profile}"))
+def test_every_config_composes(name, profile, compose_config):
+    cfg = _config.check_config(compose_config(f"experiment={name}", f"profile={profile}"))
     assert cfg.experiment.name == name
 
 
@@ -69,12 +43,13 @@ OWN_TEST_FILE = ("scale", "hopkins155", "yale_subjects", "hopkins155_cv", "yale_
 
 @pytest.mark.e2e
 @pytest.mark.parametrize("name", [n for n in EXPERIMENTS if n not in OWN_TEST_FILE])
-def test_smoke_run(name, tmp_path, monkeypatch):
+def test_smoke_run(name, tmp_path, monkeypatch, compose_config):
     # These have their own test files (test_experiments_scale.py, ..._validation.py, ...).
     # digits and predict run on bundled data (predict's smoke profile: digits only).
     if name not in ("digits", "predict") and not data_available():
         pytest.skip("data folder not available")
-    cfg = make_config(f"experiment={name}", "profile=smoke", "n_jobs=1", tmp_path=tmp_path)
+    cfg = compose_config(f"experiment={name}", "profile=smoke", "n_jobs=1",
+                         results_dir=tmp_path / "results")
     frame = run(cfg)
     results = tmp_path / "results"
     assert (results / f"{name}.csv").exists()
@@ -107,34 +82,7 @@ def check_schema(frame):
     assert all(column == column.lower() and " " not in column for column in frame.columns)
 
 
-def toy_trial(context, cell, trial, seed):
-    rng = np.random.default_rng(_trial.data_seed(seed))
-    y = np.repeat([0, 1], 10)
-    X = rng.standard_normal((20, 3)) + 10 * y[:, None]
-    rows = _trial.fit_methods(context, X, y, seed)
-    for row in rows:
-        row["cell_value"] = cell["value"] * 2
-    return rows
-
-
-def toy_config(tmp_path, *overrides):
-    return make_config("experiment=synthetic_intersection", "profile=smoke", "n_jobs=1",
-                       "~methods.ssc", "~methods.kssc", f"+methods.standin._target_={STAND_IN}",
-                       *overrides, tmp_path=tmp_path)
-
-
-def toy_tasks(exp=None, data_dir=None, n_cells=3, trials=2):
-    return [({"value": v}, t) for t in range(trials) for v in range(n_cells)]
-
-
-TOY = _trial.Experiment(tasks=toy_tasks, trial=toy_trial)
-
-
-def run_toy(cfg, on_trial=None, declared=TOY):
-    return _runner.run_experiment(_config.check_config(cfg), declared, on_trial=on_trial)
-
-
-def test_resume_after_kill(tmp_path):
+def test_resume_after_kill(tmp_path, toy_config, run_toy):
     cfg = toy_config(tmp_path)
 
     def kill_after_two(done):
@@ -157,7 +105,7 @@ def test_resume_after_kill(tmp_path):
     assert meta["n_tasks_resumed"] == 2
 
 
-def test_changed_config_or_restart_starts_over(tmp_path):
+def test_changed_config_or_restart_starts_over(tmp_path, toy_config, run_toy):
     cfg = toy_config(tmp_path)
 
     def kill(done):
@@ -175,7 +123,7 @@ def test_changed_config_or_restart_starts_over(tmp_path):
     assert len(ran) == 6
 
 
-def test_changed_code_starts_over(tmp_path, monkeypatch):
+def test_changed_code_starts_over(tmp_path, monkeypatch, toy_config, run_toy):
     """A checkpoint written by other code (another code digest) is discarded."""
     cfg = toy_config(tmp_path)
 
@@ -192,7 +140,7 @@ def test_changed_code_starts_over(tmp_path, monkeypatch):
 
 
 @pytest.mark.e2e  # a pool of worker processes
-def test_deterministic_and_parallel_equal_serial(tmp_path):
+def test_deterministic_and_parallel_equal_serial(tmp_path, toy_config, run_toy):
     serial = run_toy(toy_config(tmp_path / "a"))
     parallel = run_toy(toy_config(tmp_path / "b", "n_jobs=2"))
     cols = ["method", "trial", "seed", "error_pct", "cell_value"]
@@ -207,8 +155,8 @@ def test_trial_seeds_depend_on_cell_and_trial():
                 _trial.trial_seed(2, {"noise": 0.1}, 0)}) == 4
 
 
-def test_failed_fit_is_nan_and_counted():
-    row = _trial.fit_method("broken", {"_target_": f"{__name__}.KMeansStandIn"}, np.zeros((4, 2)),
+def test_failed_fit_is_nan_and_counted(toy):
+    row = _trial.fit_method("broken", {"_target_": toy.STAND_IN}, np.zeros((4, 2)),
                              np.array([0, 0, 1, 1]), n_clusters=5, random_state=0)
     assert row["failed"] and np.isnan(row["error_pct"]) and "n_samples" in row["failure"]
 
@@ -222,13 +170,13 @@ def test_failed_fit_is_nan_and_counted():
     ("methods.kssc.lam=-1", "'lam' parameter of KSSC"),
     ("methods.ssc.lam=zero", "'lam' parameter of SSC"),
 ])
-def test_bad_config_values_raise_clear_errors(override, message):
-    cfg = make_config("experiment=tir", override)
+def test_bad_config_values_raise_clear_errors(override, message, compose_config):
+    cfg = compose_config("experiment=tir", override)
     with pytest.raises(ValueError, match=message):
         _config.check_config(cfg)
 
 
-def test_invalid_parameter_in_a_trial_stops_the_run(tmp_path):
+def test_invalid_parameter_in_a_trial_stops_the_run(tmp_path, compose_config, run_toy, toy):
     # Issue 13.4: a parameter set per trial (synthetic_dvsn's k per cell) that the estimator
     # refuses used to become NaN rows and exit 0; now the run stops with the estimator's message.
     def bad_trial(context, cell, trial, seed):
@@ -236,10 +184,10 @@ def test_invalid_parameter_in_a_trial_stops_the_run(tmp_path):
         return _trial.fit_methods(context, X, np.repeat([0, 1], 10), seed,
                                    params={"kssc": {"n_neighbors": -3}})
 
-    cfg = make_config("experiment=synthetic_intersection", "profile=smoke", "n_jobs=1",
-                      "~methods.ssc", tmp_path=tmp_path)
+    cfg = compose_config("experiment=synthetic_intersection", "profile=smoke", "n_jobs=1",
+                         "~methods.ssc", results_dir=tmp_path / "results")
     with pytest.raises(ValueError, match="'n_neighbors' parameter of KSSC"):
-        run_toy(cfg, declared=_trial.Experiment(tasks=toy_tasks, trial=bad_trial))
+        run_toy(cfg, declared=_trial.Experiment(tasks=toy.toy_tasks, trial=bad_trial))
     assert not (tmp_path / "results" / "synthetic_intersection.csv").exists()
 
 
@@ -255,14 +203,14 @@ def test_command_line_with_a_bad_parameter_exits_with_the_message(tmp_path):
     assert not (tmp_path / "synthetic_intersection.csv").exists()
 
 
-def test_unknown_experiment_in_cli_group():
+def test_unknown_experiment_in_cli_group(compose_config):
     from hydra.errors import MissingConfigException
 
     with pytest.raises(MissingConfigException):
-        make_config("experiment=nope")
+        compose_config("experiment=nope")
 
 
-def test_a_second_run_into_the_same_folder_is_refused(tmp_path):
+def test_a_second_run_into_the_same_folder_is_refused(tmp_path, toy_config, run_toy):
     cfg = toy_config(tmp_path)
     results = tmp_path / "results"
     with _io.results_lock(results, "synthetic_intersection"):
@@ -273,7 +221,8 @@ def test_a_second_run_into_the_same_folder_is_refused(tmp_path):
     assert len(run_toy(cfg)) == 6  # the lock is released with its holder
 
 
-def test_a_killed_runs_temporary_files_are_removed_at_the_next_start(tmp_path):
+def test_a_killed_runs_temporary_files_are_removed_at_the_next_start(tmp_path, toy_config,
+                                                                     run_toy):
     results = tmp_path / "results"
     results.mkdir()
     stale = [results / ".synthetic_intersection.csv.abc123.tmp",
@@ -286,32 +235,18 @@ def test_a_killed_runs_temporary_files_are_removed_at_the_next_start(tmp_path):
     assert not any(path.exists() for path in stale) and other.exists()
 
 
-SLOW_STAND_IN = f"{__name__}.SlowStandIn"
-
-
-class SlowStandIn(KMeansStandIn):
-    """Records its process id, then sleeps: a fit that outlives a killed run."""
-
-    def fit(self, X):
-        Path(os.environ["KSSC_TEST_PID_DIR"], str(os.getpid())).touch()
-        import time
-
-        time.sleep(60)
-        return super().fit(X)
-
-
 @pytest.mark.e2e
-def test_killing_a_parallel_run_leaves_no_workers(tmp_path):
+def test_killing_a_parallel_run_leaves_no_workers(tmp_path, toy_config, toy):
     pid_dir = tmp_path / "pids"
     pid_dir.mkdir()
-    paths = [str(REPO_ROOT), str(REPO_ROOT / "tests"), str(Path(__file__).parent)]
+    cfg = toy_config(tmp_path, "n_jobs=2", f"methods.standin._target_={toy.SLOW_STAND_IN}")
+    OmegaConf.save(cfg, tmp_path / "toy.yaml")
+    # The composed config, run with the toy experiment in a process of its own.
+    paths = [str(REPO_ROOT), str(Path(toy.__file__).parent)]
     script = (f"import sys; sys.path[:0] = {paths!r}\n"
-              "from test_experiments import make_config, run_toy, toy_config\n"
-              f"cfg = make_config('experiment=synthetic_intersection', 'profile=smoke', 'n_jobs=2',"
-              f" '~methods.ssc', '~methods.kssc',"
-              f" '+methods.standin._target_=test_experiments.SlowStandIn',"
-              f" tmp_path=__import__('pathlib').Path({str(tmp_path)!r}))\n"
-              "run_toy(cfg)\n")
+              "from omegaconf import OmegaConf\n"
+              "from toy_experiment import run_toy\n"
+              f"run_toy(OmegaConf.load({str(tmp_path / 'toy.yaml')!r}))\n")
     env = {**os.environ, "KSSC_TEST_PID_DIR": str(pid_dir)}
     run = subprocess.Popen([sys.executable, "-c", script], env=env, cwd=tmp_path,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -6,21 +6,17 @@ metrics, and the report and the claims pick it up without a line elsewhere."""
 import numpy as np
 import pandas as pd
 import pytest
-from hydra import compose, initialize_config_dir
 from sklearn.metrics import adjusted_rand_score
 
 from experiments import _runner, report
-from experiments._checkout import CONF_DIR
 from experiments.digits import SCORES
 from experiments.publish import feeds
 
 
 @pytest.fixture(scope="module")
-def smoke(tmp_path_factory):
+def smoke(tmp_path_factory, compose_config):
     results = tmp_path_factory.mktemp("digits")
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose("config", overrides=["experiment=digits", "profile=smoke", "n_jobs=1",
-                                           f"results_dir={results}"])
+    cfg = compose_config("experiment=digits", "profile=smoke", "n_jobs=1", results_dir=results)
     frame = _runner.run(cfg)
     return results, frame
 

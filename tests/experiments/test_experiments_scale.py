@@ -8,11 +8,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
 from experiments import _fingerprint, _runner, plot, report, scale, suite
-from experiments._checkout import CONF_DIR, REPO_ROOT
+from experiments._checkout import REPO_ROOT
 from experiments.publish import feeds
 from kssc.datasets import make_union_of_subspaces
 
@@ -23,18 +22,17 @@ COLUMNS = ["experiment", "method", "trial", "seed", "error_pct", "failed", "time
            *RSS_COLUMNS, "load_average"]
 
 
-def make_config(*overrides, results=None):
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose("config", overrides=["experiment=scale", *overrides])
-    if results is not None:
-        cfg.results_dir = str(results)
-    return cfg
+@pytest.fixture(scope="module")
+def scale_config(compose_config):
+    """`scale_config(*overrides, results_dir=None)`: the scale experiment's config."""
+    return lambda *overrides, results_dir=None: compose_config(
+        "experiment=scale", *overrides, results_dir=results_dir)
 
 
 @pytest.fixture(scope="module")
-def smoke(tmp_path_factory):
+def smoke(tmp_path_factory, scale_config):
     results = tmp_path_factory.mktemp("scale") / "results"
-    _runner.run(make_config("profile=smoke", results=results))
+    _runner.run(scale_config("profile=smoke", results_dir=results))
     return results
 
 
@@ -79,14 +77,14 @@ def test_figure_and_report_from_the_csv(smoke, tmp_path):
     ("experiment.rss_interval=0", "rss_interval"),
     ("experiment.n_jobs=2", "n_jobs must be 1"),
 ])
-def test_bad_config_values_raise_clear_errors(override, message, tmp_path):
+def test_bad_config_values_raise_clear_errors(override, message, tmp_path, scale_config):
     with pytest.raises(ValueError, match=message):
-        _runner.run(make_config("profile=smoke", override, results=tmp_path / "results"))
+        _runner.run(scale_config("profile=smoke", override, results_dir=tmp_path / "results"))
     assert not (tmp_path / "results").exists()
 
 
-def test_a_failing_fit_process_is_a_failed_row():
-    exp = OmegaConf.to_container(make_config("profile=smoke").experiment)
+def test_a_failing_fit_process_is_a_failed_row(scale_config):
+    exp = OmegaConf.to_container(scale_config("profile=smoke").experiment)
     del exp["noise"]  # the fit process fails with KeyError before fitting
     row = scale.fit_in_subprocess(exp, "kssc", {"_target_": "kssc.KSSC"}, 100, seed=0)
     assert row["failed"] and np.isnan(row["error_pct"]) and row["method"] == "kssc"
@@ -142,8 +140,8 @@ def test_union_npy_is_written_in_chunks_with_the_given_dimensions(tmp_path):
     assert [np.linalg.matrix_rank(X[y == j], tol=1e-4) for j in range(4)] == [2, 3, 5, 2]
 
 
-def test_large_cells_fit_a_memory_mapped_file_and_remove_it():
-    exp = OmegaConf.to_container(make_config("profile=smoke").experiment)
+def test_large_cells_fit_a_memory_mapped_file_and_remove_it(scale_config):
+    exp = OmegaConf.to_container(scale_config("profile=smoke").experiment)
     exp["memmap_from"] = 2000
     row = scale.fit_here(exp, {"kssc": {"_target_": "kssc.KSSC"}}, 2000, seed=0)
     assert not row["failed"], row["failure"]
@@ -151,7 +149,7 @@ def test_large_cells_fit_a_memory_mapped_file_and_remove_it():
     assert not list((REPO_ROOT / "data" / "temp").glob("scale_2000_0_*.npy"))
 
 
-def test_paper_profile_adds_the_memory_mapped_ten_million_cell():
-    exp = make_config("profile=paper").experiment
+def test_paper_profile_adds_the_memory_mapped_ten_million_cell(scale_config):
+    exp = scale_config("profile=paper").experiment
     assert 10**7 in exp.n_samples and exp.memmap_from <= 10**7
-    assert 10**7 not in make_config().experiment.n_samples
+    assert 10**7 not in scale_config().experiment.n_samples

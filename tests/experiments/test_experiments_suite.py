@@ -15,10 +15,10 @@ import pytest
 
 from experiments import (
     _config,
-    _currency,
     _fingerprint,
     _io,
     _runner,
+    _staleness,
     suite,
     summarise,
 )
@@ -212,14 +212,14 @@ def test_paper_profile_results_stay_current_for_the_default_profile(tmp_path, ca
     # Issue 16: `make figures` must not replace committed paper-protocol results by a default
     # run; the reverse (paper asked, default results present) recomputes.
     results, figures = tmp_path / "results", tmp_path / "figures"
-    real_compose = _currency.compose_config
+    real_compose = _staleness.compose_config
 
     def compose(name, profile, overrides=()):
         # Give the two profiles different grids, as synthetic_dvsn's trials differ.
         extra = ["experiment.n_points=2"] if profile == "paper" else []
         return real_compose(name, "smoke", [*overrides, *extra])
 
-    monkeypatch.setattr(_currency, "compose_config", compose)
+    monkeypatch.setattr(_staleness, "compose_config", compose)
     monkeypatch.setattr(suite, "compose_config", compose)
     args = ["--only", "complexity", "--results", str(results), "--figures", str(figures)]
     suite.main(["--profile", "paper", *args])
@@ -241,9 +241,9 @@ def test_rows_that_are_not_the_configs_grid_fail(tmp_path):
                          for cell, trial in tasks for method in ("ssc", "kssc")])
     rows.to_csv(tmp_path / "yale.csv", index=False)
     meta = {"config": conf}
-    assert _currency.grid_problem(tmp_path, "yale", meta) is None
+    assert _staleness.grid_problem(tmp_path, "yale", meta) is None
     rows[rows["trial"] < 2].to_csv(tmp_path / "yale.csv", index=False)  # a smoke run's trials
-    problem = _currency.grid_problem(tmp_path, "yale", meta)
+    problem = _staleness.grid_problem(tmp_path, "yale", meta)
     assert problem.startswith("the rows are not the grid its config defines")
     assert f"{len(tasks) - 2 * len(conf['experiment']['variants'])} of {len(tasks)}" in problem
 

@@ -11,10 +11,8 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 import pytest
-from hydra import compose, initialize_config_dir
 
 from experiments import _config, _runner
-from experiments._checkout import CONF_DIR
 from experiments.hopkins155_cv import hopkins_folds, select_out_of_fold, video_of
 from experiments.yale_grouped import choose_setting, subject_combinations
 from kssc.datasets import get_data_dir, list_hopkins_sequences
@@ -25,12 +23,18 @@ needs_data = pytest.mark.skipif(
     reason="data folder not available")
 
 
-def smoke_run(name, tmp_path):
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose("config", overrides=[f"experiment={name}", "profile=smoke", "n_jobs=1",
-                                           f"results_dir={tmp_path}"])
-    frame = _runner.run(cfg)
-    return frame, pd.read_csv(tmp_path / f"{name}_table.csv"), cfg
+@pytest.fixture
+def smoke_run(compose_config):
+    """`smoke_run(name, tmp_path)`: run experiment `name` at profile=smoke into tmp_path:
+    its rows, its summary table and its config."""
+
+    def run(name, tmp_path):
+        cfg = compose_config(f"experiment={name}", "profile=smoke", "n_jobs=1",
+                             results_dir=tmp_path)
+        frame = _runner.run(cfg)
+        return frame, pd.read_csv(tmp_path / f"{name}_table.csv"), cfg
+
+    return run
 
 
 # --------------------------------------------------------------------------- Hopkins folds
@@ -100,9 +104,8 @@ def test_combinations_are_all_or_a_seeded_capped_draw_within_the_group():
     assert len(subject_combinations(group, 2, None, 0, 2)) == math.comb(10, 2)
 
 
-def test_the_grouped_tasks_of_the_committed_config():
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose("config", overrides=["experiment=yale_grouped"])
+def test_the_grouped_tasks_of_the_committed_config(compose_config):
+    cfg = compose_config("experiment=yale_grouped")
     exp = _config.config_as_dict(cfg)["experiment"]
     tasks = _runner.load("yale_grouped").tasks(exp)
     per_group = Counter(cell["group"] for cell, _ in tasks)
@@ -132,7 +135,7 @@ def test_the_setting_is_chosen_on_the_selection_group_with_every_n_weighed_equal
 
 @pytest.mark.e2e
 @needs_data
-def test_hopkins155_cv_smoke(tmp_path):
+def test_hopkins155_cv_smoke(tmp_path, smoke_run):
     frame, table, cfg = smoke_run("hopkins155_cv", tmp_path)
     exp = cfg.experiment
     assert set(frame["method"]) == {*exp.grid, *exp.compare}
@@ -149,7 +152,7 @@ def test_hopkins155_cv_smoke(tmp_path):
 
 @pytest.mark.e2e
 @needs_data
-def test_yale_grouped_scores_the_chosen_setting_on_the_other_groups_only(tmp_path):
+def test_yale_grouped_scores_the_chosen_setting_on_the_other_groups_only(tmp_path, smoke_run):
     frame, table, cfg = smoke_run("yale_grouped", tmp_path)
     assert not frame["failed"].any(), frame["failure"].tolist()
     chosen = table.loc[table["method"] == "kssc_selected", "chosen"].unique()
@@ -162,14 +165,14 @@ def test_yale_grouped_scores_the_chosen_setting_on_the_other_groups_only(tmp_pat
 
 @pytest.mark.e2e
 @needs_data
-def test_yale38_smoke(tmp_path):
+def test_yale38_smoke(tmp_path, smoke_run):
     frame, table, cfg = smoke_run("yale38", tmp_path)
     assert set(table["method"]) == set(cfg.methods)
     assert np.allclose(frame["accuracy_pct"], 100 - frame["error_pct"])
 
 
 @pytest.mark.e2e
-def test_generic_selection_marks_the_lowest_mean_over_the_unions(tmp_path):
+def test_generic_selection_marks_the_lowest_mean_over_the_unions(tmp_path, smoke_run):
     _, table, _ = smoke_run("generic_selection", tmp_path)
     overall = table[table["union"] == "all"].set_index("method")
     assert overall["chosen"].sum() == 1

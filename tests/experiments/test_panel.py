@@ -6,22 +6,18 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from hydra import compose, initialize_config_dir
 
 from experiments import _fingerprint, panel
-from experiments._checkout import CONF_DIR
 from experiments._trial import method_seed
 from experiments.run import run
 from kssc.auto import CRITERIA, SUBSPACE_CRITERIA, AutoKSSC
 
 
 @pytest.mark.e2e
-def test_smoke_run(tmp_path, real_data):
+def test_smoke_run(tmp_path, real_data, compose_config):
     for name in ("yaleb", "hopkins155", "tir"):
         real_data(name)
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose("config", overrides=["experiment=panel", "profile=smoke", "n_jobs=1",
-                                           f"results_dir={tmp_path}"])
+    cfg = compose_config("experiment=panel", "profile=smoke", "n_jobs=1", results_dir=tmp_path)
     frame = run(cfg)
     meta = json.loads((tmp_path / "panel.meta.json").read_text())
     assert meta["fingerprint"] == _fingerprint.fingerprint(cfg)

@@ -7,25 +7,31 @@ import warnings
 
 import numpy as np
 import pytest
-from test_experiments import make_config, run_toy, toy_config, toy_tasks
 
 from experiments import _config, _fingerprint, _trial
 from experiments.run import override_columns
 
 
-def kssc_config(tmp_path, *overrides):
-    return make_config("experiment=synthetic_intersection", "profile=smoke", "n_jobs=1",
-                       "~methods.ssc", *overrides, tmp_path=tmp_path)
+@pytest.fixture
+def kssc_config(compose_config):
+    """`kssc_config(tmp_path, *overrides)`: synthetic_intersection's smoke config with k-SSC
+    only, writing into tmp_path/results."""
+
+    def config(tmp_path, *overrides):
+        return compose_config("experiment=synthetic_intersection", "profile=smoke", "n_jobs=1",
+                              "~methods.ssc", *overrides, results_dir=tmp_path / "results")
+
+    return config
 
 
-def test_seed_on_the_command_line_keeps_every_trials_seed(tmp_path):
+def test_seed_on_the_command_line_keeps_every_trials_seed(tmp_path, toy_config, run_toy, toy):
     # seed=5 became a column `seed` overwriting the 6 trial seeds with 5: one unique seed,
     # and every bootstrap interval (resampled by seed) NaN.
     cfg = toy_config(tmp_path, "seed=5")
     cfg.columns = override_columns(cfg, ["seed=5", "n_jobs=1"])
     assert cfg.columns == {"config_seed": 5}
     frame = run_toy(cfg)
-    assert frame["seed"].nunique() == len(toy_tasks()) == 6
+    assert frame["seed"].nunique() == len(toy.toy_tasks()) == 6
     assert (frame["config_seed"] == 5).all()
     table = _trial.summarise_by("value")(frame)
     assert table[["error_pct_ci_low", "error_pct_ci_high"]].notna().all().all()
@@ -33,7 +39,7 @@ def test_seed_on_the_command_line_keeps_every_trials_seed(tmp_path):
 
 @pytest.mark.parametrize("column", ["seed", "trial", "value", "cell_value"],
                          ids=["row column", "trial", "cell value", "trial field"])
-def test_columns_that_would_overwrite_results_are_refused(tmp_path, column):
+def test_columns_that_would_overwrite_results_are_refused(tmp_path, column, toy_config, run_toy):
     cfg = toy_config(tmp_path)
     cfg.columns = {column: 5}
     with pytest.raises(ValueError, match=rf"columns \['{column}'\] would overwrite"):
@@ -42,9 +48,9 @@ def test_columns_that_would_overwrite_results_are_refused(tmp_path, column):
 
 
 @pytest.mark.parametrize("seed", ["1.5", "-1", "true", "abc"])
-def test_a_seed_that_is_not_a_non_negative_integer_is_refused(seed):
+def test_a_seed_that_is_not_a_non_negative_integer_is_refused(seed, compose_config):
     with pytest.raises(ValueError, match="seed must be a non-negative integer"):
-        _config.check_config(make_config("experiment=tir", f"seed={seed}"))
+        _config.check_config(compose_config("experiment=tir", f"seed={seed}"))
 
 
 def sized_trial(context, cell, trial, seed):
@@ -66,7 +72,8 @@ SIZED = _trial.Experiment(tasks=sized_tasks, trial=sized_trial)
     ("methods.kssc.n_neighbors=[0]", r"n_neighbors"),
 ])
 def test_a_value_only_fit_refuses_stops_the_run_before_any_other_trial(tmp_path, override,
-                                                                       message):
+                                                                       message, kssc_config,
+                                                                       run_toy):
     # Issue 29.4: such a value marked every k-SSC row failed and the run exited 0.
     done = []
     with pytest.raises(ValueError, match=rf"{message}.*cell \{{'n': 24\}}, trial 0"):
@@ -75,7 +82,8 @@ def test_a_value_only_fit_refuses_stops_the_run_before_any_other_trial(tmp_path,
     assert not (tmp_path / "results" / "synthetic_intersection.csv").exists()
 
 
-def test_the_preflight_task_is_kept_and_not_run_twice(tmp_path, monkeypatch):
+def test_the_preflight_task_is_kept_and_not_run_twice(tmp_path, monkeypatch, kssc_config,
+                                                      run_toy):
     fits = []
     original = _trial._fit
     monkeypatch.setattr(_trial, "_fit", lambda *a, **k: fits.append(len(a[2])) or original(*a, **k))
@@ -85,7 +93,7 @@ def test_the_preflight_task_is_kept_and_not_run_twice(tmp_path, monkeypatch):
     assert sorted(fits) == sorted(cell["n"] for cell, _ in sized_tasks())
 
 
-def test_the_warnings_of_each_fit_are_a_column(tmp_path):
+def test_the_warnings_of_each_fit_are_a_column(tmp_path, kssc_config, run_toy):
     # lam = 5 >= lambda_max: all-zero codes, a 50 % error fit that used to look normal.
     frame = run_toy(kssc_config(tmp_path, "methods.kssc.lam=5", "methods.kssc.lam_mode=absolute",
                                 "methods.kssc.n_neighbors=5"), declared=SIZED)
@@ -107,25 +115,32 @@ def test_warning_summary_keeps_category_and_first_line_once():
     assert _trial.warning_summary([]) == ""
 
 
-def test_summary_of_committed_rows_without_a_warnings_column(tmp_path):
+def test_summary_of_committed_rows_without_a_warnings_column(tmp_path, toy_config, run_toy):
     # Committed CSVs predate the column: the summary must not need it.
     frame = run_toy(toy_config(tmp_path)).drop(columns="warnings")
     table = _trial.summarise_by("value")(frame)
     assert len(table) == 3
 
 
-def interrupted(cfg):
-    def kill_after_two(done):
-        if done == 2:
-            raise KeyboardInterrupt
+@pytest.fixture
+def interrupted(run_toy):
+    """`interrupted(cfg)`: run `cfg` with the toy experiment, killed after two trials."""
 
-    with pytest.raises(KeyboardInterrupt):
-        run_toy(cfg, on_trial=kill_after_two)
+    def run_killed(cfg):
+        def kill_after_two(done):
+            if done == 2:
+                raise KeyboardInterrupt
+
+        with pytest.raises(KeyboardInterrupt):
+            run_toy(cfg, on_trial=kill_after_two)
+
+    return run_killed
 
 
 @pytest.mark.parametrize("change, says", [
     ("code", "the code changed"), ("config", "the config changed"), ("restart", "restart=true")])
-def test_a_discarded_checkpoint_says_why(tmp_path, monkeypatch, capsys, change, says):
+def test_a_discarded_checkpoint_says_why(tmp_path, monkeypatch, capsys, change, says,
+                                         interrupted, toy_config, run_toy):
     # Issue 29.7: "resumed 0 of 30" with no message when a docstring edit changed the code hash.
     interrupted(toy_config(tmp_path))
     capsys.readouterr()
@@ -140,7 +155,8 @@ def test_a_discarded_checkpoint_says_why(tmp_path, monkeypatch, capsys, change, 
     assert says in err
 
 
-def test_a_resumed_checkpoint_says_nothing_about_discarding(tmp_path, capsys):
+def test_a_resumed_checkpoint_says_nothing_about_discarding(tmp_path, capsys, interrupted,
+                                                           toy_config, run_toy):
     interrupted(toy_config(tmp_path))
     run_toy(toy_config(tmp_path))
     assert "discarded" not in capsys.readouterr().err

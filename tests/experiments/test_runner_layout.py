@@ -4,8 +4,6 @@ its config, takes its fingerprint and finds its data folder once."""
 
 import ast
 
-from test_experiments import TOY, toy_config
-
 from experiments import _config, _runner
 from experiments._checkout import REPO_ROOT
 
@@ -60,7 +58,7 @@ def test_no_import_runs_both_ways():
             visit(node, [node])
 
 
-def test_one_run_checks_fingerprints_and_finds_data_once(tmp_path, monkeypatch):
+def test_one_run_checks_fingerprints_and_finds_data_once(tmp_path, monkeypatch, toy_config, toy):
     calls = {"check_config": 0, "fingerprint": 0, "data_dir": 0}
 
     def counted(name):
@@ -74,7 +72,7 @@ def test_one_run_checks_fingerprints_and_finds_data_once(tmp_path, monkeypatch):
 
     for name in calls:
         counted(name)
-    monkeypatch.setattr(_runner, "load", lambda name: TOY)
+    monkeypatch.setattr(_runner, "load", lambda name: toy.TOY)
     frame = _runner.run(toy_config(tmp_path))
     assert len(frame) == 6
     assert calls == {"check_config": 1, "fingerprint": 1, "data_dir": 1}

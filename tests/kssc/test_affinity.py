@@ -10,12 +10,8 @@ import scipy.sparse as sp
 
 from kssc import DegenerateFitWarning
 from kssc._base import SelfExpressiveClustering
-from kssc.spectral.affinity import (
-    ISOLATION_THRESHOLD,
-    coefficients_to_sparse,
-    isolated_points,
-    symmetric_affinity,
-)
+from kssc.spectral.affinity import coefficients_to_sparse, symmetric_affinity
+from kssc.spectral.isolation import ISOLATION_THRESHOLD, isolated_points
 
 
 def _two_blocks(size=10, seed=0):

@@ -174,7 +174,8 @@ def test_choice_is_the_lowest_residual_among_the_candidates_own_fits():
     assert clone(auto).get_params() == auto.get_params()
     for criterion, best in CRITERIA.items():
         other = AutoKSSC(4, candidates=candidates, criterion=criterion, random_state=3).fit(X)
-        assert set(other.selection_[2]) == {*CRITERIA, "time_s", "failure"}
+        assert set(other.selection_[2]) == {*CRITERIA, "time_s", "failure", "screen",
+                                            "skipped"}
         values = {key: value[criterion] for key, value in other.selection_.items()}
         assert other.best_candidate_ == (min if best == "min" else max)(values, key=values.get)
 

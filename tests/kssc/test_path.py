@@ -42,14 +42,22 @@ def same_partition(a, b):
     return pairs == np.unique(a).size == np.unique(b).size
 
 
-def test_path_partitions_are_separate_fits_partitions_with_arpack():
-    # 1,200 points: one ARPACK solve for the largest count; 4 subspaces, 4 components.
+@pytest.mark.parametrize("lams, params", [
+    (LAMS, {}),
+    # A repeated penalty: its solve starts from an eigenvector of its own affinity.
+    ([0.002, 0.002, 0.01], {}),
+    ([0.002, 0.002, 0.01], {"assign_labels": "njw"}),
+])
+def test_path_partitions_are_separate_fits_partitions_with_arpack(lams, params):
+    # 1,200 points: one ARPACK solve for the largest count, from the previous penalty's last
+    # eigenvector after the first ("njw": from the fit's random vector); 4 subspaces, 4
+    # components, so every count is at least the components (kssc_path's docstring).
     X, _, _ = make_subspaces(4, 3, 300, 20, noise=0.05, random_state=0)
-    params = {"n_neighbors": 8, "random_state": 1}
+    params = {"n_neighbors": 8, "random_state": 1, **params}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        path = kssc_path(X, LAMS, [4, 5], **params)
-        expected = separate_fits(X, LAMS, [4, 5], **params)
+        path = kssc_path(X, lams, [4, 5], **params)
+        expected = separate_fits(X, lams, [4, 5], **params)
     for got, fitted in zip(path.reshape(-1, X.shape[0]), expected.reshape(-1, X.shape[0]),
                            strict=True):
         assert same_partition(got, fitted)

@@ -6,13 +6,11 @@ import warnings
 
 import numpy as np
 import pytest
-from hydra import compose, initialize_config_dir
 from hydra.utils import instantiate
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from experiments._checkout import CONF_DIR
 from kssc import KSSC, clustering_error
 from kssc.datasets import make_subspaces
 from kssc.presets import PAPER_SETTING, PRESETS, preset_params
@@ -33,10 +31,9 @@ def test_every_preset_is_tied_to_a_validated_config():
 
 
 @pytest.mark.parametrize("name", PRESETS)
-def test_preset_equals_the_validated_config(name):
+def test_preset_equals_the_validated_config(name, compose_config):
     experiment, method = VALIDATED[name]
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose("config", overrides=[f"experiment={experiment}", "profile=default"])
+    cfg = compose_config(f"experiment={experiment}", "profile=default")
     validated = instantiate(cfg.methods[method], _convert_="all")
     preset = preset_params(name)
     # Every setting is stated, so a change of KSSC's defaults cannot move a preset.

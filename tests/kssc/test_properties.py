@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from kssc import KSSC
 from kssc.baselines import GFS, GSC, SSC, SSSC, TSC
 from kssc.spectral import spectral_clustering
-from kssc.spectral.affinity import isolated_points
+from kssc.spectral.isolation import isolated_points
 from kssc.utils._validation import DegenerateFitWarning
 
 SCALES = [1e-300, 1e-160, 1e-20, 1.0, 1e20, 1e160, 1e300]

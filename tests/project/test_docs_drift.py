@@ -9,16 +9,16 @@
 - Every citation of docs/protocol.md in kssc/ and experiments/ names a section
   or discrepancy that docs/protocol.md has, and no file cites the protocol any other way.
 - Every repository path cited in docs/, README, pyproject, the Makefile, the docstrings and
-  comments of kssc/, experiments/, crosscheck/ and benchmarks/, and conf/ exists.
+  comments of kssc/, experiments/, crosscheck/ and benchmarks/, and conf/ exists, and every
+  dotted name of the package they cite (`kssc.neighbors.nearest_neighbors`) resolves.
 """
 
-import argparse
 import ast
 import importlib
+import importlib.util
 import inspect
 import io
 import re
-import runpy
 import tokenize
 
 import numpy as np
@@ -170,23 +170,6 @@ def _usage_lines():
     return found
 
 
-class _Captured(Exception):
-    def __init__(self, parser):
-        self.parser = parser
-
-
-def _parser_of(module, monkeypatch):
-    def capture(self, *args, **kwargs):
-        raise _Captured(self)
-
-    monkeypatch.setattr(argparse.ArgumentParser, "parse_args", capture)
-    try:
-        runpy.run_module(module, run_name="__main__", alter_sys=False)
-    except _Captured as captured:
-        return captured.parser
-    raise AssertionError(f"python -m {module} parses no arguments with argparse")
-
-
 def _example_argv(parser, usage):
     """The usage's tokens with brackets and '...' dropped, placeholders set to valid values."""
     tokens = [t for t in usage.replace("[", " ").replace("]", " ").split() if t not in ("...", "|")]
@@ -225,12 +208,11 @@ def test_usage_lines_are_found():
 
 @pytest.mark.parametrize("path, module, usage", USAGES,
                          ids=[f"{path}:{module} {usage}" for path, module, usage in USAGES])
-def test_usage_line_parses(path, module, usage, monkeypatch):
+def test_usage_line_parses(path, module, usage, parser_of):
     assert importlib.util.find_spec(module) is not None, f"{path}: no module {module}"
     if not usage:
         return
-    parser = _parser_of(module, monkeypatch)
-    monkeypatch.undo()
+    parser = parser_of(module)
     argv = _example_argv(parser, usage)
     try:
         parser.parse_args(argv)
@@ -338,6 +320,46 @@ def test_every_cited_repository_path_exists():
             if not cited.startswith(NOT_COMMITTED) and not (REPO_ROOT / cited).exists():
                 missing.append(f"{path.relative_to(REPO_ROOT)}: {cited}")
     assert not missing, "cited paths that do not exist:\n" + "\n".join(sorted(set(missing)))
+
+
+# A dotted name of the package (kssc.spectral.affinity), not inside a path or a longer name.
+CITED_NAME = re.compile(r"(?<![\w./-])(kssc(?:\.[A-Za-z_]\w*)+)")
+
+
+def _resolves(dotted):
+    """Whether `dotted` names a module of the package or an attribute reached from one."""
+    parts = dotted.split(".")
+    target = importlib.import_module(parts[0])
+    for index, part in enumerate(parts[1:], start=1):
+        if hasattr(target, part):
+            target = getattr(target, part)
+            continue
+        name = ".".join(parts[:index + 1])
+        if not inspect.ismodule(target) or importlib.util.find_spec(name) is None:
+            return False
+        target = importlib.import_module(name)
+    return True
+
+
+def test_cited_names_are_found():
+    assert CITED_NAME.findall("`kssc.spectral.affinity`, conf/method/kssc.yaml, "
+                              "bench_kssc.csv and kssc.KSSC.") == ["kssc.spectral.affinity",
+                                                                   "kssc.KSSC"]
+    assert _resolves("kssc.neighbors.nearest_neighbors") and _resolves("kssc.datasets.fetch")
+    assert not _resolves("kssc.neighbours") and not _resolves("kssc.spectral.nowhere")
+
+
+FILE_SUFFIXES = ("yaml", "py", "csv", "json", "md", "toml", "npy")  # conf/method/kssc.yaml
+
+
+def test_every_cited_package_name_resolves():
+    missing = []
+    for path in _documents():
+        where = path.relative_to(REPO_ROOT).as_posix()
+        for cited in set(CITED_NAME.findall(_prose(path))):
+            if cited.rpartition(".")[2] not in FILE_SUFFIXES and not _resolves(cited):
+                missing.append(f"{where}: {cited}")
+    assert not missing, "cited names that do not resolve:\n" + "\n".join(sorted(missing))
 
 
 def test_user_guide_predict_table_is_generated_from_the_committed_results(tmp_path):

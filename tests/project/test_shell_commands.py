@@ -7,12 +7,9 @@ each `make` target is in the Makefile; each `python -m` module exists and its ar
 accepts the arguments; each `kssc` command parses; each `python path.py` script exists.
 """
 
-import argparse
 import importlib.util
 import re
-import runpy
 import shlex
-import warnings
 
 import pytest
 
@@ -114,35 +111,6 @@ def _check_make(words):
             assert target in MAKE_TARGETS, f"make {target}: no such target in the Makefile"
 
 
-class _Captured(Exception):
-    def __init__(self, parser):
-        self.parser = parser
-
-
-_PARSERS = {}
-
-
-def _parser_of(module, monkeypatch):
-    """The argparse parser `python -m module` builds (its parse_args stopped before it runs)."""
-    if module not in _PARSERS:
-        _PARSERS[module] = _capture_parser(module, monkeypatch)
-    return _PARSERS[module]
-
-
-def _capture_parser(module, monkeypatch):
-    def capture(self, *args, **kwargs):
-        raise _Captured(self)
-
-    with monkeypatch.context() as patch, warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # runpy: the package imported it first
-        patch.setattr(argparse.ArgumentParser, "parse_args", capture)
-        try:
-            runpy.run_module(module, run_name="__main__", alter_sys=False)
-        except _Captured as captured:
-            return captured.parser
-    raise AssertionError(f"python -m {module} parses no arguments with argparse")
-
-
 def _parses(parser, args):
     """`args` parse, read as a usage line: `[--opt]` is the option, and a placeholder
     (NAME) after an option with choices stands for one of them."""
@@ -157,7 +125,7 @@ def _parses(parser, args):
         assert exit_.code == 0, f"{args} do not parse"
 
 
-def _check_python(words, monkeypatch):
+def _check_python(words, parser_of):
     if words[1] != "-m":
         assert (REPO_ROOT / words[1]).is_file(), f"{words[1]}: no such script"
         return
@@ -166,17 +134,17 @@ def _check_python(words, monkeypatch):
     if module == "kssc":
         _parses(kssc_parser(), args)
     elif args and module not in HYDRA:
-        _parses(_parser_of(module, monkeypatch), args)
+        _parses(parser_of(module), args)
 
 
 @pytest.mark.parametrize("where, words", COMMANDS,
                          ids=[f"{where}: {' '.join(words)}" for where, words in COMMANDS])
-def test_command_works_as_written(where, words, monkeypatch):
+def test_command_works_as_written(where, words, parser_of):
     if words[0] == "pip":
         _check_pip(words)
     elif words[0] == "make":
         _check_make(words)
     elif words[0] == "python":
-        _check_python(words, monkeypatch)
+        _check_python(words, parser_of)
     else:
         _parses(kssc_parser(), words[1:])

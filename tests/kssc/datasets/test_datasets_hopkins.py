@@ -40,11 +40,11 @@ def test_metadata_matches_checksum_list():
         list_hopkins_sequences("hopkins156")
 
 
-def test_every_sequence_loads_with_consistent_shapes(hopkins_dir):
+def test_every_sequence_loads_with_consistent_shapes(hopkins155_dir):
     table = hopkins_metadata()
     for name in list_hopkins_sequences("all"):
-        X, y = load_hopkins_sequence(name, hopkins_dir)
-        raw = scipy.io.loadmat(hopkins_dir / "hopkins155" / name / f"{name}_truth.mat",
+        X, y = load_hopkins_sequence(name, hopkins155_dir)
+        raw = scipy.io.loadmat(hopkins155_dir / "hopkins155" / name / f"{name}_truth.mat",
                                variable_names=["points", "frames"])
         n_points, n_frames = int(raw["points"][0, 0]), int(raw["frames"][0, 0])
         assert X.shape == (n_points, 2 * n_frames), name
@@ -54,17 +54,17 @@ def test_every_sequence_loads_with_consistent_shapes(hopkins_dir):
         assert np.abs(X).max() < 1.01
 
 
-def test_trajectory_layout(hopkins_dir):
-    X, y = load_hopkins_sequence("cars1", hopkins_dir)
-    raw = scipy.io.loadmat(hopkins_dir / "hopkins155" / "cars1" / "cars1_truth.mat")
+def test_trajectory_layout(hopkins155_dir):
+    X, y = load_hopkins_sequence("cars1", hopkins155_dir)
+    raw = scipy.io.loadmat(hopkins155_dir / "hopkins155" / "cars1" / "cars1_truth.mat")
     x = raw["x"]
     for f in (0, 1, x.shape[2] - 1):
         np.testing.assert_array_equal(X[:, 2 * f:2 * f + 2], x[0:2, :, f].T)
     np.testing.assert_array_equal(y, raw["s"].ravel())
 
 
-def test_load_hopkins_paper41(hopkins_dir):
-    loaded = list(load_hopkins("paper41", data_dir=hopkins_dir))
+def test_load_hopkins_paper41(hopkins155_dir):
+    loaded = list(load_hopkins("paper41", data_dir=hopkins155_dir))
     assert [name for name, _, _ in loaded] == list_hopkins_sequences("paper41")
     sizes = [X.shape[0] for _, X, _ in loaded]
     frames = [X.shape[1] // 2 for _, X, _ in loaded]

@@ -19,6 +19,7 @@ import pytest
 from kssc.datasets import DATASETS
 from kssc.datasets import fetch as fetch_module
 from kssc.datasets._paths import parse_checksums, read_checksums, read_sizes
+from kssc.datasets._registry import declarations
 from kssc.datasets.fetch import (
     ChecksumError,
     DatasetSpec,
@@ -96,7 +97,8 @@ def spec():
 
 
 def with_sources(spec, *urls):
-    return DatasetSpec(spec.name, spec.checksums, spec.sizes, tuple(urls))
+    return DatasetSpec(spec.name, spec.checksums, spec.sizes, tuple(urls), spec.layout,
+                       spec.n_bytes)
 
 
 def leftovers(folder):
@@ -162,7 +164,8 @@ def test_single_file_dataset_raw_download(server, tmp_path):
     data = b"MATLAB 5.0 MAT-file, pretend" * 50
     (served / "lib.mat").write_bytes(data)
     (served / "bad.mat").write_bytes(data[:-3] + b"xyz")
-    one = DatasetSpec("one", {"lib.mat": sha(data)}, {"lib.mat": len(data)}, (f"{base}/lib.mat",))
+    one = DatasetSpec("one", {"lib.mat": sha(data)}, {"lib.mat": len(data)}, (f"{base}/lib.mat",),
+                      "file")
     fetch_dataset(one, tmp_path / "one", progress=False)
     assert (tmp_path / "one" / "lib.mat").read_bytes() == data
     with pytest.raises(ChecksumError,
@@ -352,7 +355,7 @@ def test_an_endless_source_stops_at_the_download_cap(tmp_path, spec, monkeypatch
     # Issue 29.7: a file:///dev/zero source filled the disk.
     monkeypatch.setattr(fetch_module, "_ARCHIVE_SLACK", 1 << 20)
     data = b"x" * 1400
-    one = DatasetSpec("one", {"lib.mat": sha(data)}, {"lib.mat": len(data)}, ())
+    one = DatasetSpec("one", {"lib.mat": sha(data)}, {"lib.mat": len(data)}, (), "file")
     chosen = spec if archive else one
     cap = fetch_module.download_cap(chosen)
     assert cap == (4 * sum(spec.sizes.values()) + (1 << 20) if archive else 1400)
@@ -366,15 +369,15 @@ def test_an_oversized_http_download_stops_at_the_cap(server, tmp_path):
     base, served = server
     data = b"MATLAB 5.0 MAT-file, pretend" * 50
     (served / "huge.mat").write_bytes(data * 200)
-    one = DatasetSpec("one", {"lib.mat": sha(data)}, {"lib.mat": len(data)}, ())
+    one = DatasetSpec("one", {"lib.mat": sha(data)}, {"lib.mat": len(data)}, (), "file")
     with pytest.raises(DownloadError, match=rf"sent more than {len(data)} bytes"):
         fetch_dataset(with_sources(one, f"{base}/huge.mat"), tmp_path / "one", progress=False)
     assert leftovers(tmp_path) == []
 
 
 def test_default_sources_try_https_before_plain_http():
-    for name, sources in fetch_module.DEFAULT_SOURCES.items():
-        schemes = [source.split("://")[0] for source in sources]
+    for name, declared in declarations().items():
+        schemes = [source.split("://")[0] for source in declared.sources]
         assert schemes[0] == "https", name
         assert schemes == sorted(schemes, key=lambda scheme: scheme != "https"), name
 
@@ -404,3 +407,16 @@ def test_pooch_only_downloads():
     imported = [alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
                 and (node.module or "").startswith("pooch") for alias in node.names]
     assert not private and not subclassed and not imported
+
+
+def test_a_data_set_without_recorded_sizes_is_capped_at_its_declared_total(server, spec,
+                                                                            tmp_path):
+    """A new data set records no per-file sizes (metadata/sizes.csv is frozen): its files are
+    capped at its declared total, and still verified by their sums."""
+    base, served = server
+    make_zip(served / "toy.zip", FILES)
+    unsized = DatasetSpec("toy", spec.checksums, {}, (f"{base}/toy.zip",), "archive",
+                          sum(len(data) for data in FILES.values()))
+    assert unsized.size_cap("sub/b.bin") == unsized.total
+    fetch_dataset(unsized, tmp_path / "toy", progress=False)
+    assert installed(tmp_path / "toy") == sorted(FILES)
