@@ -142,3 +142,16 @@ def test_check_names_bad_presets():
         panel.check({"presets": ["generic"], "sklearn": [],
                      "auto": {"candidates": ["generic"], "subspace_dim": 5,
                               "subspace_dims": [0, 5]}})
+
+
+def test_a_preset_row_records_the_fits_warnings():
+    """Three separated lines in the plane asked for 2 clusters: more graph components than
+    clusters, which the row must say (docs/reproduction.md: such a split is arbitrary)."""
+    rng = np.random.default_rng(0)
+    X = np.vstack([np.outer(rng.uniform(1, 2, 20), direction)
+                   for direction in ([1.0, 0.0], [0.0, 1.0], [1.0, 1.0])])
+    y = np.repeat([0, 1, 1], 20)
+    row, _ = panel._fit("paper", X, y, 0)
+    assert "connected components" in row["warnings"]
+    row, _ = panel._fit("paper", X, np.repeat([0, 1, 2], 20), 0)
+    assert "connected components" not in row["warnings"]
