@@ -37,7 +37,8 @@ import scipy.io
 from hydra.utils import instantiate
 from omegaconf import OmegaConf
 
-from experiments._io import write_csv, write_text
+from experiments import _produce
+from experiments._io import now, write_csv, write_text
 from experiments._trial import method_seed
 from experiments.publish.faces import (
     METHODS,
@@ -59,7 +60,7 @@ from .environment import (
 )
 from .inputs import kdtree_stand_in
 from .octave import DRIVER as GRID_DRIVER
-from .octave import call_octave
+from .octave import call_octave, octave_facts
 
 CONF_DIR = REPO_ROOT / "conf"
 YALE_CSV = REPO_ROOT / "results" / "yale.csv"
@@ -388,12 +389,24 @@ def main(argv=None):
         if reasons:
             print("skipped: " + "; ".join(reasons) + ".")
             return 0
+        started, clock = now(), time.perf_counter()
+        exp, methods = yale_settings()
+        config = {"experiment": {"name": "crosscheck_faces", "draws": args.draws,
+                                 "theirs": [] if args.ours_only else args.theirs,
+                                 "yale": exp, "methods": methods,
+                                 "input_files": _produce.input_files(YALE_CSV)}}
+        earlier = _produce.resumed_from(args.output) if args.resume else None
         run(args.output, draws=args.draws, theirs=args.theirs, resume=args.resume,
             ours_only=args.ours_only)
+        if args.output.is_file():  # rewritten per draw; its sidecar once, at the end
+            _produce.write_resumed_sidecar(
+                args.output, config, earlier, started=started,
+                wall_time=time.perf_counter() - clock,
+                extra=None if args.ours_only else octave_facts())
     frame = pd.read_csv(args.summary or args.output)
     print(markdown_table(summarise(frame)) + "\n\n" + agreement_table(frame))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_produce.traced_main(main))
