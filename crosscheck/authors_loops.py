@@ -276,6 +276,9 @@ def main(argv=None):
                         help="only the first n cells of each experiment (a smoke run)")
     parser.add_argument("--minutes", type=float, default=None,
                         help="start no trial after this many minutes")
+    parser.add_argument("--sessions", type=int, default=None,
+                        help="run only the first n Octave sessions, trials outermost (a cut "
+                             "that --minutes made, made again)")
     parser.add_argument("--data-dir", type=Path,
                         default=Path(tempfile.gettempdir()) / "kssc_authors_loops_data",
                         help="where each trial's generated data are kept (.mat; not committed)")
@@ -293,6 +296,7 @@ def main(argv=None):
     specs = sorted((spec for experiment in args.experiments
                     for spec in trial_specs(experiment, cells[experiment][:args.cells],
                                             args.trials)), key=lambda spec: spec["trial"])
+    specs = specs[:args.sessions]
     deadline = None if args.minutes is None else time.monotonic() + 60 * args.minutes
     started, clock = now(), time.perf_counter()
     config = {"experiment": {
@@ -301,6 +305,7 @@ def main(argv=None):
         "cells": {name: cells[name][:args.cells] for name in args.experiments},
         "mv_settings": MV_SETTINGS, "mv_ambient_dim": MV_AMBIENT_DIM,
         "mv_neighbours": MV_NEIGHBOURS, "minutes": args.minutes,
+        "sessions": args.sessions,
         "kssc": method_settings("kssc"), "ssc": method_settings("ssc")}}
     earlier = _produce.resumed_from(args.output)
     with tempfile.TemporaryDirectory(prefix="kssc-loops-") as work_dir:
