@@ -16,12 +16,14 @@ and their SSSC gets our in-sample set (theirs draws it with `randsample`) so the
 comparable. docs/crosscheck.md, "The face table through the authors' code", has the results.
 
     KSSC_DATA_DIR=/work/shared/data KSSC_REFERENCE_DIR=/work/shared/reference/kssc-matlab \
-        nice -n 19 python -m crosscheck.faces --resume --theirs tsc sssc
+        nice -n 19 python -m crosscheck.faces --theirs tsc sssc
     ... python -m crosscheck.faces --resume --theirs ssc kssc      # then the slower ones
     ... python -m crosscheck.faces --resume --theirs gsc --draws 0 1 2 3
     python -m crosscheck.faces --summary results/crosscheck_faces.csv   # the table only
 
-The CSV is rewritten after every draw (atomically), so `--resume` continues a broken run.
+The CSV is rewritten after every draw (atomically), so `--resume` continues a broken run;
+the sidecar is written once, at the end, with the execution records of every run since the
+first (`experiments._produce.write_resumed_sidecar`).
 """
 
 import argparse
