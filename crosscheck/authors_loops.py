@@ -37,14 +37,15 @@ import scipy.io
 from omegaconf import OmegaConf
 from sklearn.exceptions import ConvergenceWarning
 
-from experiments._io import write_csv
+from experiments import _produce
+from experiments._io import now, write_csv
 from experiments._trial import method_seed, round_half_up
 from kssc import KSSC
 from kssc.baselines import SSC
 from kssc.metrics import clustering_error
 
 from .environment import REPO_ROOT, build_mex, find_octave, find_reference, missing_requirements
-from .octave import call_octave
+from .octave import call_octave, octave_facts
 
 N_SUBSPACES = 5
 
@@ -275,6 +276,9 @@ def main(argv=None):
                         help="only the first n cells of each experiment (a smoke run)")
     parser.add_argument("--minutes", type=float, default=None,
                         help="start no trial after this many minutes")
+    parser.add_argument("--sessions", type=int, default=None,
+                        help="run only the first n Octave sessions, trials outermost (a cut "
+                             "that --minutes made, made again)")
     parser.add_argument("--data-dir", type=Path,
                         default=Path(tempfile.gettempdir()) / "kssc_authors_loops_data",
                         help="where each trial's generated data are kept (.mat; not committed)")
@@ -292,12 +296,27 @@ def main(argv=None):
     specs = sorted((spec for experiment in args.experiments
                     for spec in trial_specs(experiment, cells[experiment][:args.cells],
                                             args.trials)), key=lambda spec: spec["trial"])
+    specs = specs[:args.sessions]
     deadline = None if args.minutes is None else time.monotonic() + 60 * args.minutes
+    started, clock = now(), time.perf_counter()
+    config = {"experiment": {
+        "name": f"crosscheck_authors_loops_{'_'.join(args.experiments)}",
+        "experiments": args.experiments, "trials": args.trials,
+        "cells": {name: cells[name][:args.cells] for name in args.experiments},
+        "mv_settings": MV_SETTINGS, "mv_ambient_dim": MV_AMBIENT_DIM,
+        "mv_neighbours": MV_NEIGHBOURS, "minutes": args.minutes,
+        "sessions": args.sessions,
+        "kssc": method_settings("kssc"), "ssc": method_settings("ssc")}}
+    earlier = _produce.resumed_from(args.output)
     with tempfile.TemporaryDirectory(prefix="kssc-loops-") as work_dir:
         table = run(specs, args.output, work_dir, args.data_dir, deadline)
+    if args.output.is_file():  # the CSV is rewritten per trial; its sidecar once, at the end
+        _produce.write_resumed_sidecar(args.output, config, earlier, started=started,
+                                       wall_time=time.perf_counter() - clock,
+                                       extra=octave_facts())
     print(f"{len(table)} rows: {args.output}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_produce.traced_main(main))

@@ -16,6 +16,7 @@ Writes the cell table to --output (default: a temporary file); the committed one
 import argparse
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -23,8 +24,9 @@ import pandas as pd
 import scipy.io
 from scipy.sparse.csgraph import connected_components
 
+from experiments import _produce
 from experiments._checkout import REPO_ROOT
-from experiments._io import write_csv
+from experiments._io import now
 from experiments._trial import data_seed, method_seed
 from experiments.synthetic_dvsn import neighbours_for
 from kssc import KSSC
@@ -38,7 +40,7 @@ from kssc.spectral.affinity import coefficients_to_sparse, symmetric_affinity
 from kssc.utils._validation import normalize_rows
 
 from .environment import build_mex, find_octave, find_reference
-from .octave import call_octave
+from .octave import call_octave, octave_facts
 
 DRIVER = r"""function xcheck_ncut_cells(in_file, out_file)
 S = load(in_file);
@@ -173,10 +175,21 @@ def main(argv=None):
     parser.add_argument("--output", type=Path, default=None)
     parser.add_argument("--oracle", action="store_true",
                         help="also k-SSC with each point's neighbours taken from its own subspace")
+    parser.add_argument("--trials", type=int, default=None,
+                        help="only the first n trials of each cell (default all; the committed "
+                             "table: 1, the trial of profile=default)")
     args = parser.parse_args(argv)
+    started, clock = now(), time.perf_counter()
     frame = pd.read_csv(args.results)
+    if args.trials is not None:
+        frame = frame[frame["trial"] < args.trials]
+    theirs = bool(find_octave() and find_reference())
+    config = {"experiment": {"name": "crosscheck_dvsn", "trials": args.trials,
+                             "oracle": args.oracle, "their_ncut": theirs,
+                             "kssc": {"n_subspaces": 5, **PAPER_SETTING},
+                             "input_files": _produce.input_files(args.results)}}
     table, affinities = run_cells(frame, oracle=args.oracle)
-    if find_octave() and find_reference():
+    if theirs:
         with tempfile.TemporaryDirectory(prefix="kssc-dvsn-") as work_dir:
             table["ncut_failed"], table["error_kssc_their_ncut"] = their_ncut(affinities, 5,
                                                                               work_dir)
@@ -185,11 +198,13 @@ def main(argv=None):
            .rename(columns={"error_pct": "error_ssc"}))
     merged, lines = summarise(table, ssc)
     output = args.output or Path(tempfile.gettempdir()) / "kssc_dvsn_cells.csv"
-    write_csv(merged, output)
+    _produce.write_result(merged, output, config, started=started,
+                          wall_time=time.perf_counter() - clock,
+                          extra=octave_facts() if theirs else None)
     print("\n".join(lines))
     print(f"cell table: {output}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_produce.traced_main(main))

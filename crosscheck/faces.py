@@ -16,12 +16,14 @@ and their SSSC gets our in-sample set (theirs draws it with `randsample`) so the
 comparable. docs/crosscheck.md, "The face table through the authors' code", has the results.
 
     KSSC_DATA_DIR=/work/shared/data KSSC_REFERENCE_DIR=/work/shared/reference/kssc-matlab \
-        nice -n 19 python -m crosscheck.faces --resume --theirs tsc sssc
+        nice -n 19 python -m crosscheck.faces --theirs tsc sssc
     ... python -m crosscheck.faces --resume --theirs ssc kssc      # then the slower ones
     ... python -m crosscheck.faces --resume --theirs gsc --draws 0 1 2 3
     python -m crosscheck.faces --summary results/crosscheck_faces.csv   # the table only
 
-The CSV is rewritten after every draw (atomically), so `--resume` continues a broken run.
+The CSV is rewritten after every draw (atomically), so `--resume` continues a broken run;
+the sidecar is written once, at the end, with the execution records of every run since the
+first (`experiments._produce.write_resumed_sidecar`).
 """
 
 import argparse
@@ -37,7 +39,8 @@ import scipy.io
 from hydra.utils import instantiate
 from omegaconf import OmegaConf
 
-from experiments._io import write_csv, write_text
+from experiments import _produce
+from experiments._io import now, write_csv, write_text
 from experiments._trial import method_seed
 from experiments.publish.faces import (
     METHODS,
@@ -59,7 +62,7 @@ from .environment import (
 )
 from .inputs import kdtree_stand_in
 from .octave import DRIVER as GRID_DRIVER
-from .octave import call_octave
+from .octave import call_octave, octave_facts
 
 CONF_DIR = REPO_ROOT / "conf"
 YALE_CSV = REPO_ROOT / "results" / "yale.csv"
@@ -388,12 +391,24 @@ def main(argv=None):
         if reasons:
             print("skipped: " + "; ".join(reasons) + ".")
             return 0
+        started, clock = now(), time.perf_counter()
+        exp, methods = yale_settings()
+        config = {"experiment": {"name": "crosscheck_faces", "draws": args.draws,
+                                 "theirs": [] if args.ours_only else args.theirs,
+                                 "yale": exp, "methods": methods,
+                                 "input_files": _produce.input_files(YALE_CSV)}}
+        earlier = _produce.resumed_from(args.output) if args.resume else None
         run(args.output, draws=args.draws, theirs=args.theirs, resume=args.resume,
             ours_only=args.ours_only)
+        if args.output.is_file():  # rewritten per draw; its sidecar once, at the end
+            _produce.write_resumed_sidecar(
+                args.output, config, earlier, started=started,
+                wall_time=time.perf_counter() - clock,
+                extra=None if args.ours_only else octave_facts())
     frame = pd.read_csv(args.summary or args.output)
     print(markdown_table(summarise(frame)) + "\n\n" + agreement_table(frame))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_produce.traced_main(main))

@@ -19,14 +19,16 @@ printed too. Writes the cell table to --output (committed: `results/crosscheck_m
 import argparse
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from omegaconf import OmegaConf
 
+from experiments import _produce
 from experiments._checkout import CONF_DIR, REPO_ROOT
-from experiments._io import write_csv
+from experiments._io import now
 from experiments._trial import data_seed, method_seed
 from kssc import KSSC
 from kssc.datasets import make_mv_data
@@ -99,19 +101,29 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m crosscheck.gap_mv", description=__doc__)
     parser.add_argument("--results", type=Path, default=REPO_ROOT / "results" / "synthetic_mv.csv")
     parser.add_argument("--every", type=int, default=1, help="keep every n-th cell (default all)")
+    parser.add_argument("--trials", type=int, default=None,
+                        help="only the first n trials of each cell (default all; the committed "
+                             "table: 3, the trials of profile=default)")
     parser.add_argument("--output", type=Path, default=None)
     args = parser.parse_args(argv)
+    started, clock = now(), time.perf_counter()
     frame = pd.read_csv(args.results)
+    if args.trials is not None:
+        frame = frame[frame["trial"] < args.trials]
     exp = OmegaConf.to_container(OmegaConf.load(CONF_DIR / "experiment"
                                                 / "synthetic_mv.yaml"))
     exp = {**exp["experiment"], "n_neighbors": exp["methods"]["kssc"]["n_neighbors"]}
+    config = {"experiment": {"name": "crosscheck_mv", "every": args.every, "trials": args.trials,
+                             "synthetic_mv": exp,
+                             "input_files": _produce.input_files(args.results)}}
     failed = frame.groupby("method")["failed"].sum()
     table = run_cells(frame, exp, args.every)
     ssc = (frame[frame["method"] == "ssc"][[*CELLS, "error_pct"]]
            .rename(columns={"error_pct": "error_ssc"}))
     merged, lines = summarise(table, ssc, exp["n_subspaces"])
     output = args.output or Path(tempfile.gettempdir()) / "kssc_mv_cells.csv"
-    write_csv(merged, output)
+    _produce.write_result(merged, output, config, started=started,
+                          wall_time=time.perf_counter() - clock)
     print(f"failed fits in the committed run: {failed.to_dict()} (the authors' 0 % scoring "
           "moves nothing)")
     print("\n".join(lines))
@@ -120,4 +132,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_produce.traced_main(main))

@@ -12,14 +12,16 @@ Prints one row per draw and the mean, median, min and max.
 import argparse
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import scipy.io
 
+from experiments import _produce
 from experiments._checkout import REPO_ROOT
-from experiments._io import write_csv
+from experiments._io import now
 from experiments._trial import method_seed
 from kssc.baselines import GSC
 from kssc.datasets import load_yaleb
@@ -33,7 +35,7 @@ from .environment import (
     missing_requirements,
 )
 from .inputs import write_inputs
-from .octave import call_octave
+from .octave import call_octave, octave_facts
 
 DRIVER = r"""function xcheck_gsc(in_file, out_file)
 S = load(in_file);
@@ -114,14 +116,21 @@ def main(argv=None):
     if reasons and not args.ours_only:
         print("skipped: " + "; ".join(reasons) + ".")
         return 0
+    started, clock = now(), time.perf_counter()
+    config = {"experiment": {"name": "crosscheck_gsc_faces", "draws": args.draws,
+                             "ours_only": args.ours_only,
+                             "input_files": _produce.input_files(
+                                 REPO_ROOT / "results" / "yale.csv")}}
     with tempfile.TemporaryDirectory(prefix="kssc-gsc-") as work_dir:
         table = compare_draws(args.draws, work_dir, args.ours_only)
     if args.output is not None:
-        write_csv(table, args.output)
+        _produce.write_result(table, args.output, config, started=started,
+                              wall_time=time.perf_counter() - clock,
+                              extra=None if args.ours_only else octave_facts())
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
     print(table.drop(columns="subjects").agg(["mean", "median", "min", "max"]).round(1).to_string())
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_produce.traced_main(main))

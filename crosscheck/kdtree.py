@@ -16,16 +16,19 @@ the kd-tree's neighbours and their cross-subspace share.
 """
 
 import argparse
+import hashlib
 import heapq
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import scipy.io
 
-from experiments._io import write_csv
+from experiments import _produce
+from experiments._io import now, write_csv
 from experiments._trial import method_seed
 
 from .authors_loops import cross_share
@@ -133,6 +136,16 @@ def exact_neighbours(X_unit, n_neighbors):
     return np.argsort(dist, axis=1, kind="stable")[:, :n_neighbors]
 
 
+def data_digest(data_dir):
+    """Short SHA-256 over the saved trial data in `data_dir` (names and bytes), for the
+    sidecar: which data the rows were computed on."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(data_dir).rglob("*.mat")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def run(loops, data_dir, output):
     """One row per loops row whose data are in `data_dir` (searched recursively): our k-SSC
     with exact and with kd-tree neighbours on the same data, rewriting `output` per row. An
@@ -172,8 +185,17 @@ def main(argv=None):
     parser.add_argument("--output", type=Path,
                         default=Path(tempfile.gettempdir()) / "kssc_kdtree.csv")
     args = parser.parse_args(argv)
+    started, clock = now(), time.perf_counter()
+    config = {"experiment": {"name": "crosscheck_kdtree",
+                             "data": {"n_files": len(list(Path(args.data_dir).rglob("*.mat"))),
+                                      "digest": data_digest(args.data_dir)},
+                             "input_files": _produce.input_files(*args.loops)}}
     loops = pd.concat([pd.read_csv(path) for path in args.loops], ignore_index=True)
+    earlier = _produce.resumed_from(args.output)
     table = run(loops, args.data_dir, args.output)
+    if args.output.is_file():  # the CSV is rewritten per row; its sidecar once, at the end
+        _produce.write_resumed_sidecar(args.output, config, earlier, started=started,
+                                       wall_time=time.perf_counter() - clock)
     print(table.groupby(["experiment", "variant"])[
         ["error_kssc_ours_exact", "error_kssc_ours_kdtree", "recall_kdtree",
          "cross_neighbours_kdtree"]].mean().round(3).to_string())
@@ -181,4 +203,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_produce.traced_main(main))

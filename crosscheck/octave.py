@@ -10,6 +10,8 @@ from pathlib import Path
 
 import scipy.io
 
+from .environment import find_octave, find_reference, reference_digest
+
 VL_KDTREEBUILD = """function tree = vl_kdtreebuild(X, varargin)
 % Stand-in for VLFeat: the neighbours come from the saved table (xcheck_driver).
 tree = size(X, 2);
@@ -139,3 +141,11 @@ def run_driver(octave, reference, mex_dir, work_dir, in_file, out_file, timeout=
     call_octave(octave, reference, mex_dir, work_dir, "xcheck_driver", DRIVER, in_file, out_file,
                 timeout=timeout)
     return scipy.io.loadmat(out_file, squeeze_me=False)
+
+
+def octave_facts(octave=None, reference=None):
+    """What a study's sidecar records of the Octave side: the version and the authors' code
+    (its path and `reference_digest`); by default the Octave and code found here."""
+    octave, reference = octave or find_octave(), reference or find_reference()
+    return {"octave": octave_version(octave),
+            "reference": {"path": str(reference), "digest": reference_digest(reference)}}

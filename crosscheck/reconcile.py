@@ -29,13 +29,15 @@ together), `n_boot` replicates.
 import argparse
 import re
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from experiments._io import write_csv, write_text
+from experiments import _produce
+from experiments._io import now, write_text
 from experiments.publish.reconcile import TERM_TEXT, markdown
 
 from .environment import REPO_ROOT
@@ -247,8 +249,9 @@ def main(argv=None):
     parser.add_argument("--docs", type=Path, default=None,
                         help="rewrite the reconcile block of this Markdown file")
     args = parser.parse_args(argv)
-    loops = pd.concat([pd.read_csv(args.results / f"crosscheck_authors_loops_{name}.csv")
-                       for name in ("dvsn", "mv")], ignore_index=True)
+    started, clock = now(), time.perf_counter()
+    loop_files = [args.results / f"crosscheck_authors_loops_{name}.csv" for name in ("dvsn", "mv")]
+    loops = pd.concat([pd.read_csv(path) for path in loop_files], ignore_index=True)
     kdtree = args.results / "crosscheck_kdtree.csv"
     if kdtree.is_file():  # crosscheck.kdtree's columns, matched by (seed, variant)
         columns = ["seed", "variant", "error_kssc_ours_exact", "error_kssc_ours_kdtree",
@@ -257,10 +260,15 @@ def main(argv=None):
     committed = {name: pd.read_csv(args.results / f"synthetic_{name}.csv")
                  for name in loops["experiment"].unique()}
     grid = args.results / "crosscheck_settings_grid.csv"
+    inputs = [*loop_files, *(args.results / f"synthetic_{name}.csv" for name in committed)]
+    config = {"experiment": {"name": "crosscheck_reconcile", "n_boot": args.n_boot,
+                             "input_files": _produce.input_files(
+                                 *inputs, *(path for path in (kdtree, grid) if path.is_file()))}}
     table = reconcile(loops, committed, args.n_boot,
                       pd.read_csv(grid) if grid.is_file() else None)
     if args.output is not None:
-        write_csv(table, args.output)
+        _produce.write_result(table, args.output, config, started=started,
+                              wall_time=time.perf_counter() - clock)
     block = markdown(table, loops)
     if args.docs is not None:
         write_text(replace_block(args.docs.read_text(), block), args.docs)
@@ -269,4 +277,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_produce.traced_main(main))

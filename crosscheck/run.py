@@ -11,20 +11,15 @@ import pandas as pd
 from hydra.utils import instantiate
 from omegaconf import OmegaConf
 
+from experiments import _produce
 from experiments._checkout import CONF_DIR, REPO_ROOT
-from experiments._io import now, write_csv
+from experiments._io import now
 from kssc.baselines.sssc import in_sample_codes
 from kssc.metrics import clustering_error
 from kssc.spectral._clustering import _normalized_affinity, ncut, ncut_embedding, top_eigenvectors
 
 from .compare import label_agreement, max_abs_dz
-from .environment import (
-    build_mex,
-    find_octave,
-    find_reference,
-    missing_requirements,
-    reference_digest,
-)
+from .environment import build_mex, find_octave, find_reference, missing_requirements
 from .inputs import (
     INPUTS,
     SETTINGS,
@@ -33,8 +28,8 @@ from .inputs import (
     random_labelings,
     write_inputs,
 )
-from .octave import octave_version, run_driver
-from .sidecar import crosscheck_config, staleness, write_sidecar
+from .octave import octave_facts, run_driver
+from .sidecar import crosscheck_config, staleness
 
 OUTPUT = REPO_ROOT / "results" / "crosscheck.csv"
 COLUMNS = ["input", "n_samples", "n_features", "method", "theirs", "max_abs_dZ", "ari",
@@ -238,11 +233,9 @@ def main(argv=None):
     else:
         with tempfile.TemporaryDirectory(prefix="kssc-crosscheck-") as work_dir:
             table = crosscheck(work_dir, octave, reference, inputs=inputs)
-    write_csv(table, args.output)
-    write_sidecar(args.output, config, started=started, wall_time=time.perf_counter() - clock,
-                  extra={"octave": octave_version(octave),
-                         "reference": {"path": str(reference),
-                                       "digest": reference_digest(reference)}})
+    _produce.write_result(table, args.output, config, started=started,
+                          wall_time=time.perf_counter() - clock,
+                          extra=octave_facts(octave, reference))
     with pd.option_context("display.width", 200, "display.max_colwidth", 40):
         print(table.drop(columns="notes").to_string(index=False, float_format=lambda v: f"{v:.3g}"))
     print(f"written {args.output} and its sidecar")
@@ -250,4 +243,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_produce.traced_main(main))

@@ -12,13 +12,15 @@ both k beside the decomposition of the cells run through the authors' loop.
 import argparse
 import sys
 import tempfile
+import time
 import warnings
 from pathlib import Path
 
 import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 
-from experiments._io import write_csv
+from experiments import _produce
+from experiments._io import now
 from experiments._trial import data_seed, method_seed
 from kssc import KSSC
 from kssc.datasets import make_dvsn_data
@@ -59,8 +61,13 @@ def main(argv=None):
                         default=Path(tempfile.gettempdir()) / "kssc_settings_grid.csv")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore", ConvergenceWarning)
+    config = {"experiment": {"name": "crosscheck_settings_grid", "trial": 0,
+                             "kssc": method_settings("kssc"),
+                             "input_files": _produce.input_files(args.results)}}
+    started, clock = now(), time.perf_counter()
     table = grid_rows(pd.read_csv(args.results))
-    write_csv(table, args.output)
+    _produce.write_result(table, args.output, config, started=started,
+                          wall_time=time.perf_counter() - clock)
     reproduced = (table["error_kssc_code"] - table["error_kssc_committed"]).abs().max()
     print(f"{len(table)} cells; the code's k reproduces the committed k-SSC error to "
           f"{reproduced:.2g} points; gap at the code's k "
@@ -70,4 +77,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_produce.traced_main(main))

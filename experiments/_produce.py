@@ -8,11 +8,12 @@ and the execution record of the run so far (`_executed.record`). A call outside 
 test calling `main`) writes no record, and `--check` then calls the result stale.
 """
 
+import json
 import os
 import time
 from pathlib import Path
 
-from . import _executed, _fingerprint, _io
+from . import _checkout, _executed, _fingerprint, _io
 
 
 def traced_main(main, argv=None):
@@ -49,3 +50,49 @@ def write_sidecar(path, config, *, started, wall_time, extra=None):
                    started=started, wall_time=wall_time,
                    extra={**(extra or {}), "files": {path.name: _io.sha256_file(path)},
                           "executed": executed})
+
+
+def input_files(*paths):
+    """`{path: SHA-256}` of the files a producer read its input from (committed CSVs, saved
+    data), for its config: the sidecar says which inputs the result was computed from, and
+    `--check` calls it stale when one of them changed. Paths inside the repository are kept
+    relative to its root; a missing file is recorded as None."""
+    found = {}
+    for path in map(Path, paths):
+        key = path.resolve()
+        key = (key.relative_to(_checkout.REPO_ROOT).as_posix()
+               if key.is_relative_to(_checkout.REPO_ROOT) else key.as_posix())
+        found[key] = _io.sha256_file(path) if path.is_file() else None
+    return found
+
+
+def resumed_from(path):
+    """What a producer that resumes from the CSV at `path` keeps of the earlier run: None
+    when there is no CSV (a run from scratch), else the earlier sidecar when it binds the CSV
+    as it is now, or `{}` when it does not (rows of unknown code)."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    sidecar = path.with_name(f"{path.stem}.meta.json")
+    meta = json.loads(sidecar.read_text()) if sidecar.is_file() else {}
+    if (meta.get("files") or {}).get(path.name) != _io.sha256_file(path):
+        return {}
+    return meta
+
+
+def write_resumed_sidecar(path, config, earlier, *, started, wall_time, extra=None):
+    """`write_sidecar` for a producer that kept rows of an earlier run (`earlier`: what
+    `resumed_from` said before the run started). The execution record is the union of both
+    runs' and the earlier configs are kept (`resumed`); when the kept rows had no record
+    (`earlier` is `{}` or has none), the sidecar has none either, so `--check` calls the
+    result stale until a run from scratch."""
+    write_sidecar(path, config, started=started, wall_time=wall_time, extra=extra)
+    if earlier is None:
+        return
+    sidecar = Path(path).with_name(f"{Path(path).stem}.meta.json")
+    meta = json.loads(sidecar.read_text())
+    meta["resumed"] = [*earlier.get("resumed", []), earlier["config"]] if earlier else [
+        "rows of an earlier run without a sidecar bound to them"]
+    meta["executed"] = (_executed.merge(earlier["executed"], meta["executed"])
+                        if earlier.get("executed") and meta.get("executed") else None)
+    _io.write_json(meta, sidecar)

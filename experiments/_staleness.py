@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 from hydra import compose, initialize_config_dir
 
-from . import _config, _executed, _fingerprint, _io, _runner
+from . import _checkout, _config, _executed, _fingerprint, _io, _runner
 
 CONFIG_DIR = str(_config.CONF_DIR)
 # Profiles whose results also answer a run of the key profile (more trials of the same cells).
@@ -168,8 +168,21 @@ def other_status(results, name, index=None):
     """"current" or why not, for a result no experiment config declares (a benchmark's, a
     cross-check study's): sidecar bound to the CSV, nothing it executed changed."""
     meta = _io.read_meta(results, name)
-    return (sidecar_problem(results, name, meta)
+    return (sidecar_problem(results, name, meta) or input_problem(meta)
             or code_problem(meta, index or _executed.Index()) or "current")
+
+
+def input_problem(meta):
+    """Which input files the sidecar's config records (`experiment.input_files`, written by
+    `_produce.input_files`: a study's committed CSVs) differ now, or None. A relative path is
+    the repository's."""
+    recorded = ((meta.get("config") or {}).get("experiment") or {}).get("input_files") or {}
+    changed = []
+    for name, digest in recorded.items():
+        path = Path(name) if Path(name).is_absolute() else _checkout.REPO_ROOT / name
+        if (_io.sha256_file(path) if path.is_file() else None) != digest:
+            changed.append(name)
+    return f"input changed since it was computed: {', '.join(changed)}" if changed else None
 
 
 def other_results(results):

@@ -21,6 +21,7 @@ from crosscheck.inputs import (
 )
 from crosscheck.run import main
 from experiments._checkout import REPO_ROOT
+from experiments._produce import traced_main
 
 
 def test_inputs_are_unit_points_with_balanced_labels():
@@ -109,8 +110,8 @@ def test_entry_point_skips_when_octave_is_not_on_the_path(tmp_path):
 @pytest.mark.skipif(bool(missing_requirements()), reason="needs Octave and the authors' code")
 def test_crosscheck_matches_the_authors_code(tmp_path):
     out = tmp_path / "crosscheck.csv"
-    assert main(["--output", str(out), "--keep", str(tmp_path / "work"),
-                 "--inputs", "clean", "noisy"]) == 0
+    assert traced_main(main, ["--output", str(out), "--keep", str(tmp_path / "work"),
+                              "--inputs", "clean", "noisy"]) == 0
     table = pd.read_csv(out)
     assert sorted(table["input"].unique()) == ["clean", "noisy"]
     clean = table[table["input"] == "clean"].set_index("method")
