@@ -121,6 +121,9 @@ def notice_first_compile(dispatcher):
               "minute; cached on disk afterwards)...", file=sys.stderr, flush=True)
 
 
+_FAMILIES_NOTICED = set()
+
+
 def notice_uncached(families):
     """One line on stderr naming the kernel families that numba's on-disk cache does not
     hold yet, before a fit compiles them (`notice_first_compile` names the coefficient
@@ -137,8 +140,11 @@ def notice_uncached(families):
         The families named (empty: every one cached, nothing printed).
     """
     global _compile_noticed
-    missing = [name for name, dispatchers in families.items()
-               if not all(is_cached(dispatcher) for dispatcher in dispatchers)]
+    # Once per family and process: a family one of whose kernels this data never compiles
+    # (a search path it does not take) stays "uncached" on disk.
+    missing = [name for name, dispatchers in families.items() if name not in _FAMILIES_NOTICED
+               and not all(is_cached(dispatcher) for dispatcher in dispatchers)]
+    _FAMILIES_NOTICED.update(missing)
     if missing:
         _compile_noticed = True  # said here: the coefficient step's own notice stays quiet
         print(f"kssc: compiling {', '.join(missing)} (numba, first run only, about half a "

@@ -79,6 +79,7 @@ def test_criteria_that_need_every_fit_screen_nothing(criterion):
 def test_every_kernel_family_the_candidates_use_is_noticed_once(monkeypatch, capsys):
     X, _, _ = make_subspaces(2, 2, 40, 10, random_state=0)
     monkeypatch.setattr(_kernels, "_compile_noticed", False)
+    monkeypatch.setattr(_kernels, "_FAMILIES_NOTICED", set())
     monkeypatch.setattr(_kernels, "is_cached", lambda dispatcher: False)
     AutoKSSC(2, candidates=("generic", "faces"), random_state=0).fit(X)
     err = capsys.readouterr().err
@@ -86,6 +87,10 @@ def test_every_kernel_family_the_candidates_use_is_noticed_once(monkeypatch, cap
     for family in ("the neighbour search kernels", "the coefficient kernels",
                    "the ADMM kernels"):
         assert family in err
+    # Once per process: a kernel this data never compiles leaves its family "uncached".
+    AutoKSSC(2, candidates=("generic", "faces"), random_state=0).fit(X)
+    assert "compiling" not in capsys.readouterr().err
+    monkeypatch.setattr(_kernels, "_FAMILIES_NOTICED", set())
     monkeypatch.setattr(_kernels, "is_cached", lambda dispatcher: True)
     AutoKSSC(2, candidates=("generic", "faces"), random_state=0).fit(X)
     assert "compiling" not in capsys.readouterr().err
