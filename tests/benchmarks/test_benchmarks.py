@@ -66,6 +66,7 @@ def test_speed_benchmarks_write_their_table(name, tmp_path):
         assert sorted(frame["n_samples"].unique()) == [150, 300, 600, 1200]
 
 
+@pytest.mark.e2e  # a benchmark run end to end
 def test_bench_predict_writes_rates_and_agreement(tmp_path):
     pd = pytest.importorskip("pandas")
     output = tmp_path / "bench_predict.csv"
@@ -122,6 +123,7 @@ def test_bench_cores_records_the_threads_each_stage_ran_on(tmp_path):
     assert (frame.repeats == 2).all()
 
 
+@pytest.mark.e2e  # a benchmark run end to end (31 s)
 def test_bench_memory_reports_every_step_and_restores_the_package(capsys):
     # A small fit through the traced wrappers: every step prints a line, the outer steps'
     # peaks are at least their inner steps', and the package's functions are put back.

@@ -169,6 +169,7 @@ def test_preset_gives_the_labels_of_the_estimator(points, tmp_path):
     np.testing.assert_array_equal(_labels(out), model.labels_)
 
 
+@pytest.mark.e2e  # the CLI's --preset auto end to end (14 s)
 def test_auto_preset_gives_autokssc_and_its_chosen_candidate(points, tmp_path, capsys):
     path, X, y = points
     out, z_path, timings_path = tmp_path / "l.csv", tmp_path / "z.npz", tmp_path / "t.json"

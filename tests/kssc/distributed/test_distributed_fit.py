@@ -293,6 +293,7 @@ def test_workers_below_the_stated_minimum_memory_are_refused():
         kd.fit(da.from_array(X, chunks=(180, -1)), 3, client=client, **PARAMS)
 
 
+@pytest.mark.e2e  # a local Dask cluster of worker processes (27 s)
 def test_workers_at_the_stated_minimum_fit_under_dasks_default_thresholds(tmp_path):
     """Workers with memory_limit = MIN_WORKER_MEMORY and dask's own target, spill, pause
     and terminate thresholds fit a memory-mapped X. No task receives X: the inputs of every
@@ -327,6 +328,7 @@ def _kill_one_worker_when(cluster, client, prefix, killed):
     killed.append(time.monotonic())
 
 
+@pytest.mark.e2e  # a kill test
 def test_a_worker_killed_mid_approximate_fit_changes_nothing(client):
     # Issue 29.8: after a lost worker the same partition came back with the ids permuted;
     # then a kill as the approximate path's coefficient stage began ended in "already
@@ -357,6 +359,7 @@ def test_a_worker_killed_mid_approximate_fit_changes_nothing(client):
     np.testing.assert_array_equal(model.coefficients_.compute(), expected[2])
 
 
+@pytest.mark.e2e  # a kill test
 def test_a_worker_killed_mid_fit_changes_nothing(client):
     X, _ = _data(seed=2)
     serial = KSSC(n_clusters=3, neighbor_algorithm="exact", **SERIAL).fit(X)
