@@ -44,8 +44,12 @@ lint: $(LINT_STAMP)
 	PYTHONPATH=. $(VENV)/bin/lint-imports
 
 # The tiers are pytest markers (pyproject.toml): e2e and slow are left out of `make test`.
+# The default tier runs on every core (pytest-xdist, TEST_WORKERS=auto): the one file its
+# tests share, the execution-record index cache, is written atomically. The e2e and slow tiers
+# time and size whole runs, so they run one process at a time.
+TEST_WORKERS ?= auto
 test: $(STAMP)
-	$(PY) -m pytest -m "not slow and not e2e"
+	$(PY) -m pytest -m "not slow and not e2e" -n $(TEST_WORKERS)
 
 test-e2e: $(STAMP)
 	$(PY) -m pytest -m "e2e"
