@@ -3,7 +3,7 @@
 A new point is coded as the fit codes a training point: over its nearest training points in
 every neighbour view (the same metric, the same top principal directions removed, the same
 search: exact, or an IVF index with the fit's lists and probes), with the same solver model
-and penalty scale. It joins the cluster whose training points' part of its code rebuilds it
+and penalty scale (the relaxed model by homotopy, to its optimum: `kssc.coding.homotopy`). It joins the cluster whose training points' part of its code rebuilds it
 best (the smallest residual ||x - X_c z_c||, the rule of sparse representation
 classification; SSSC assigns its out-of-sample points by a class residual too). Random
 candidates are left out: they keep the fit's graph connected, and a new point adds nothing to
@@ -19,15 +19,23 @@ compiled kernel) without copying the training points again.
 
 import dataclasses
 import weakref
+from contextlib import nullcontext
 from threading import Lock
 
 import numpy as np
+from joblib import effective_n_jobs
 from sklearn.utils import check_random_state
 
 from ._base import unit_rows
 from .coding._kernels import blocks
 from .coding.admm import ADMM
-from .coding.representation import _n_threads, kssc_coefficients, outlier_gamma
+from .coding.representation import (
+    _n_threads,
+    kssc_coefficients,
+    numba_threads,
+    outlier_gamma,
+    penalty,
+)
 from .neighbors._ann import _train
 from .neighbors._exact import _n_workers, run_threads
 from .neighbors._ivf_join import InvertedLists, nearest_lists
@@ -295,14 +303,42 @@ def residual_labels(new, train, indices, coef, labels):
 
 
 def _code(model, index, indices, solver):
-    """Codes of the batch's rows over their candidates, and whether each converged."""
+    """Codes of the batch's rows over their candidates, and whether each converged: the
+    relaxed model's lasso solved exactly by homotopy (`kssc.coding.homotopy`: its optimum,
+    where the fit's FISTA stops within its tolerance of it), every other solver as the fit
+    runs it."""
     b = indices.shape[0]
     lam_rows = None if index.weight is None else np.full(b, index.weight)
+    if isinstance(solver, str) and solver == "relaxed":
+        return _homotopy_code(model, index, indices + index.batch, lam_rows)
     coef, _, converged = kssc_coefficients(
         index.coded, indices + index.batch, model.lam, solver=solver, positive=model.positive,
         lam_mode=model.lam_mode, l1_ratio=model.l1_ratio, tol=model.tol,
         max_iter=model.max_iter, chunk_size=model.chunk_size, n_jobs=model.n_jobs,
         lam_rows=lam_rows, gamma=index.gamma)
+    return coef, converged
+
+
+def _homotopy_code(model, index, indices, lam_rows):
+    """`_code` for the relaxed model: the batch's rows (the first of `index.coded`) over the
+    training rows `indices` (into `index.coded`), on numba's threads (at most n_jobs)."""
+    from .coding.homotopy import homotopy_blocks
+
+    b = indices.shape[0]
+    indices = np.ascontiguousarray(indices, dtype=np.int64)
+    if lam_rows is None:
+        lam_rows = penalty(index.coded, indices, model.lam, model.lam_mode,
+                           positive=model.positive, chunk_size=b)
+    coef = np.zeros(indices.shape)
+    n_iter = np.zeros(b, dtype=np.int64)
+    converged = np.zeros(b, dtype=bool)
+    threads = (nullcontext() if model.n_jobs is None
+               else numba_threads(min(effective_n_jobs(model.n_jobs), _n_threads())))
+    with threads:
+        homotopy_blocks(blocks(b, _n_threads()), index.coded, np.arange(b), indices,
+                        lam_rows * model.l1_ratio, lam_rows * (1.0 - model.l1_ratio),
+                        bool(model.positive), 8 * indices.shape[1], float(model.tol),
+                        int(model.max_iter), coef, n_iter, converged)
     return coef, converged
 
 

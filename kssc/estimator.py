@@ -434,7 +434,9 @@ class KSSC(SelfExpressiveClustering):
         training point: over its nearest training points in every neighbour view (the same
         metric, top principal directions, normalisation and search: exact, or an IVF index
         with the fit's number of lists and probes), with the same solver model, l1 weight
-        (``lam_mode="global"``: the training points' scale) and outlier term. The random
+        (``lam_mode="global"``: the training points' scale) and outlier term; the relaxed
+        model's lasso is solved exactly, by homotopy (`kssc.coding.homotopy`), where the
+        fit's FISTA stops within its tolerance of the same optimum. The random
         candidates are left out (they only keep the fit's graph connected) and an `ADMM`
         solver stops each point on its own change, so a point's label does not depend on
         the others passed with it. The point joins the cluster whose training points' part

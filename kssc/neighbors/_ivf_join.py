@@ -45,10 +45,14 @@ def nearest_lists(X32, centroids, metric, n_probe):
     worker thread at a time (a GEMM and a selection each, both cores busy)."""
     n, n_lists = X32.shape[0], centroids.shape[0]
     rows = max(1, _ASSIGN_BYTES // (4 * (n_lists + X32.shape[1])))
+    # As many chunks for every worker thread (5 chunks on 2 threads would leave one idle
+    # for the last): their number rounded up to a multiple of the threads.
+    workers = _n_workers(-(-n // rows))
+    rounds = -(-n // (rows * workers))
+    rows = max(1, -(-n // (rounds * workers)))
     lists = np.empty((n, n_probe), dtype=np.int32)
     every = np.arange(n_lists)
     starts = range(0, n, rows)
-    workers = _n_workers(len(starts))
 
     def assign(worker):
         for start in starts[worker::workers]:
