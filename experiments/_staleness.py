@@ -153,14 +153,18 @@ def status(results, name, cfg, index=None):
 
 def current_profile(results, name, profile, index=None):
     """(profile whose config results/<name>.csv answers, status): `profile` itself or one in
-    COVERED_BY; (None, why) when the results are missing or stale."""
+    COVERED_BY; (None, why) when the results are missing or stale, why as the profile they
+    were run at sees it (else as `profile` does)."""
+    meta = _io.read_meta(results, name) or {}
+    ran = ((meta.get("config") or {}).get("profile") or {}).get("name")
     why = None
     for candidate in (profile, *COVERED_BY.get(profile, ())):
         verdict = status(results, name, compose_config(name, candidate,
                                                        [f"results_dir={results}"]), index)
         if verdict in ("current", RESUMMARISE):
             return candidate, verdict
-        why = why or verdict
+        if why is None or candidate == ran:
+            why = f"{verdict} (profile={ran})" if candidate == ran != profile else verdict
     return None, why
 
 
