@@ -267,8 +267,7 @@ def _normalized_adjacency(W):
 
 
 def estimate_n_clusters(W, max_clusters=20, random_state=None):
-    """Number of clusters: the largest relative gap among the normalised Laplacian's smallest
-    eigenvalues.
+    """Number of clusters: the largest relative gap in the normalised Laplacian's spectrum.
 
     With Laplacian eigenvalues l_1 <= l_2 <= ..., the estimate is the 2 <= c <= max_clusters
     that maximises the relative eigen-gap (l_{c+1} - l_c) / max(l_{c+1}, 0.05 l_max)
