@@ -1,7 +1,8 @@
-"""The measurements behind the suitability rules of `kssc.utils._suitability` and the eigen-gap's
-confidence threshold (`kssc.spectral._clustering.CLEAR_GAP`), on a small subset of the real-data panel's
-tasks (experiments/panel.py's loaders; conf/experiment/panel.yaml): two Yale B combinations
-of 2 and 5 (and, for k, 10) subjects, four Hopkins 155 sequences, three TIR draws, the four
+"""The measurements behind the suitability rules of `kssc.utils._suitability` and the choice
+of the number of clusters (`kssc.spectral._clustering.n_clusters_by_relative_gap`,
+SPECTRUM_FLOOR, CLEAR_GAP), on a small subset of the real-data panel's tasks
+(experiments/panel.py's loaders; conf/experiment/panel.yaml): two Yale B combinations of 2
+and 5 (and, for k, 10) subjects, four Hopkins 155 sequences, three TIR draws, the four
 scikit-learn tables and the synthetic unions, each with seed 0.
 
 Run: `python -m benchmarks.bench_suitability --part {preprocessing,units,scale,k,centroid}`
@@ -13,9 +14,11 @@ Run: `python -m benchmarks.bench_suitability --part {preprocessing,units,scale,k
 - units: the effective number of features over their number (MIXED_UNITS_SHARE).
 - scale: the error of presets "faces", "motion" and "generic" on three 3-dimensional
   subspaces in R^20 multiplied by 10^e (SCALE_RANGE).
-- k: the eigen-gap's number of clusters of the generic preset with n_clusters=None, the
-  true one and the relative eigen-gap (CLEAR_GAP), with the thresholds chosen by
-  leave-one-family-out.
+- k: the number of clusters chosen with n_clusters=None against the true one, for KSSC
+  (generic preset) by the old rule (the largest eigen-gap) and by the relative eigen-gap,
+  and for AutoKSSC (the candidate with the largest relative eigen-gap), with the confidence
+  and whether the fit warns; the rule and the CLEAR_GAP thresholds chosen by
+  leave-one-family-out; writes results/bench_suitability_k.csv (sidecar beside it).
 - centroid: AutoKSSC's choice (its candidates' fits, the silhouette) against k-means with
   as many clusters: both errors, the chosen labels' subspace silhouette and k-means'
   centroid silhouette (CENTROID_MARGIN).
@@ -24,19 +27,26 @@ Takes minutes per part on 2 loaded cores (centroid the longest: every preset on 
 
 import argparse
 import os
+import time
 import warnings
 
 import numpy as np
+import pandas as pd
 from omegaconf import OmegaConf
 from sklearn.cluster import KMeans
 
 from benchmarks.bench_kssc import REPO
 from experiments.panel import load_task, tasks
 from kssc import KSSC, clustering_error
-from kssc.auto import best_candidate, candidate_criteria
+from kssc.auto import AutoKSSC, best_candidate, candidate_criteria
 from kssc.datasets import make_subspaces
 from kssc.presets import preset_params
-from kssc.spectral._clustering import relative_eigengap
+from kssc.spectral._clustering import (
+    CLEAR_GAP,
+    SPECTRUM_FLOOR,
+    n_clusters_by_relative_gap,
+    relative_eigengap,
+)
 from kssc.utils._suitability import centroid_silhouette, effective_features
 
 EXP = OmegaConf.to_container(OmegaConf.load(REPO / "conf" / "experiment" / "panel.yaml"))[
@@ -122,20 +132,93 @@ def lofo_thresholds(records):
     return out
 
 
+K_OUTPUT = REPO / "results" / "bench_suitability_k.csv"
+OLD_RULE_CLEAR_GAP = 0.6  # CLEAR_GAP when the eigen-gap (old rule) chose k
+FLOORS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2)  # SPECTRUM_FLOOR's candidates
+
+
 def part_k():
-    records = []
+    """Per task: the true k, KSSC's choice by the old rule (the largest eigen-gap
+    l_{c+1} - l_c) and by the relative eigen-gap (`n_clusters_by_relative_gap`), both from
+    one generic fit's Laplacian eigenvalues, and AutoKSSC(None)'s (the candidate with the
+    largest relative eigen-gap), each with its confidence and whether the fit warns; then
+    the share right per rule, the rule and the CLEAR_GAP thresholds chosen by
+    leave-one-family-out, and a CSV through the benchmark writer."""
+    from experiments import _io, _produce
+
+    started, clock = _io.now(), time.perf_counter()
+    rows = []
     for cell in panel_subset(yale=("yale_2", "yale_5", "yale_10")):
         X, y = load(cell)
-        model = KSSC(None, random_state=0, **preset_params("generic")).fit(X)
-        values = model.laplacian_eigenvalues_
-        chosen = int(np.argmax(np.diff(values)[:model.max_clusters]) + 1)
         k = len(np.unique(y))
-        records.append({"family": cell["family"], "wrong": chosen != k, "chosen": chosen,
-                        "confidence": relative_eigengap(values, chosen)})
-        print(f"{cell['dataset']} {cell['source']} k={k} chosen={chosen} "
-              f"relative_eigengap={records[-1]['confidence']:.3f}", flush=True)
+        model = KSSC(None, random_state=0, **preset_params("generic")).fit(X)
+        values, cap = model.laplacian_eigenvalues_, model.max_clusters
+        old = int(np.argmax(np.diff(values)[:cap]) + 1)
+        new, confidence = n_clusters_by_relative_gap(values, cap)
+        start = time.perf_counter()
+        auto = AutoKSSC(None, random_state=0).fit(X)
+        auto_s = time.perf_counter() - start
+        chosen_auto = n_clusters_by_relative_gap(auto.best_estimator_.laplacian_eigenvalues_,
+                                                 cap)[0]
+        fit_s = model.timings_["total"]
+        floors = [(f"kssc_relative_eigengap_floor{floor:g}",
+                   *n_clusters_by_relative_gap(values, cap, floor), CLEAR_GAP, fit_s)
+                  for floor in FLOORS if floor != SPECTRUM_FLOOR]
+        for rule, chosen, conf, clear, seconds in [
+                ("kssc_eigengap_old", old, relative_eigengap(values, old), OLD_RULE_CLEAR_GAP,
+                 fit_s),
+                ("kssc_relative_eigengap", new, confidence, CLEAR_GAP, fit_s), *floors,
+                ("auto_relative_eigengap", chosen_auto, auto.n_clusters_confidence_, CLEAR_GAP,
+                 auto_s)]:
+            rows.append({"family": cell["family"], "dataset": cell["dataset"],
+                         "source": cell["source"], "n_samples": X.shape[0], "rule": rule,
+                         "true_k": k, "chosen_k": chosen, "right": chosen == k,
+                         "confidence": round(conf, 4),
+                         "warned": chosen == 1 or chosen == cap or conf < clear,
+                         "time_fit_s": round(seconds, 3)})
+            print(" ".join(f"{key}={value}" for key, value in rows[-1].items()), flush=True)
+    frame = pd.DataFrame(rows)
+    summarise_k(frame)
+    _produce.write_benchmark(frame, K_OUTPUT, "bench_suitability_k",
+                             {"part": "k", "preset": "generic", "seed": 0,
+                              "tasks": frame.dataset.size // frame.rule.nunique()},
+                             started=started, clock=clock)
+
+
+def summarise_k(frame):
+    """The share right per rule, right without a warning, wrong without one; the rule with
+    more right choices on the other families and the CLEAR_GAP thresholds, each chosen with
+    every family held out."""
+    shown = ["kssc_eigengap_old", "kssc_relative_eigengap", "auto_relative_eigengap"]
+    table = frame[frame.rule.isin(shown)].assign(
+        cell=lambda f: f.chosen_k.astype(str) + (~f.right).map({True: "*", False: ""})
+        + " " + f.confidence.map("{:.2f}".format) + f.warned.map({True: " warns",
+                                                                     False: ""}))
+    table = table.pivot_table(index=["dataset", "source", "true_k"], columns="rule",
+                              values="cell", aggfunc="first", sort=False)[shown]
+    print("chosen k (* wrong), confidence, warns:")
+    print(table.to_string())
+    for rule, part in frame.groupby("rule", sort=False):
+        print(f"{rule}: right {part.right.sum()} of {len(part)} "
+              f"({100 * part.right.mean():.0f} %), right and not warned "
+              f"{(part.right & ~part.warned).sum()}, wrong and not warned "
+              f"{(~part.right & ~part.warned).sum()}")
+    kssc = frame[frame.rule.str.startswith("kssc")]
+    held_right = 0
+    for family in kssc.family.unique():
+        rest, held = kssc[kssc.family != family], kssc[kssc.family == family]
+        rights = rest.groupby("rule", sort=False).right.sum()
+        rule = rights.idxmax()
+        held_right += held[held.rule == rule].right.sum()
+        print(f"held out {family}: rule {rule} (right on the others: "
+              + ", ".join(f"{name} {count}" for name, count in rights.items()) + ")")
+    print(f"leave-one-family-out rule: right on {held_right} of "
+          f"{len(kssc) // kssc.rule.nunique()} tasks")
+    records = [{"family": r.family, "wrong": not r.right, "chosen": r.chosen_k,
+                "confidence": r.confidence}
+               for r in frame[frame.rule == "kssc_relative_eigengap"].itertuples()]
     for family, intervals in lofo_thresholds(records).items():
-        print(f"held out {family}: fewest errors for t in "
+        print(f"held out {family}: fewest errors for CLEAR_GAP in "
               + ", ".join(f"({low:.3f}, {high:.3f})" for low, high in intervals))
 
 
@@ -161,11 +244,11 @@ def part_centroid():
               flush=True)
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--part", required=True,
                         choices=["preprocessing", "units", "scale", "k", "centroid"])
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     print(f"load average: {os.getloadavg()[0]:.1f}")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -173,4 +256,6 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    from experiments import _produce
+
+    _produce.traced_main(main)

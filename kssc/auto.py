@@ -380,8 +380,11 @@ class AutoKSSC(ProgressMixin, ClusterMixin, BaseEstimator):
     Parameters
     ----------
     n_clusters : int or None, default=None
-        Number of clusters, passed to every candidate (None: each estimates its own, and
-        the residual then favours more clusters).
+        Number of clusters, passed to every candidate. None: each candidate chooses its own
+        by the relative eigen-gap of its affinity (`KSSC`), and the candidate whose choice
+        has the largest relative eigen-gap is kept, whatever `criterion` (AutoSC's choice of
+        the affinity and k, Fan et al., NeurIPS 2022; measured on the real-data panel in
+        docs/user_guide.rst, "The number of clusters").
     candidates : tuple of str or dict, default=("generic", "faces", "motion")
         Preset names (`kssc.presets.PRESETS`) or dicts of `KSSC` parameters.
     criterion : {"residual", "relative_residual", "silhouette", "eigengap", "common_ncut", \
@@ -603,6 +606,10 @@ class AutoKSSC(ProgressMixin, ClusterMixin, BaseEstimator):
                     X, {key: (model.labels_, model.affinity_matrix_)
                         for key, model in fitted.items()}, self.subspace_dim, seed)
             best = best_candidate(criteria, self.criterion)
+            if self.n_clusters is None:
+                # AutoSC's choice (Fan et al., NeurIPS 2022): the affinity whose own number
+                # of clusters has the largest relative eigen-gap, so the k with it.
+                best = max(fitted, key=lambda key: fitted[key].n_clusters_confidence_)
             self.selection_ = {key: {**criteria.get(key, dict.fromkeys(CRITERIA, np.nan)),
                                      "time_s": seconds.get(key, screened.get(key)),
                                      "failure": failures.get(key),

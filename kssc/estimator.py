@@ -108,8 +108,11 @@ class KSSC(SelfExpressiveClustering):
     n_jobs : int or None, default=None
         Parallel chunks with joblib (any backend, e.g. dask via ``joblib.parallel_config``).
     max_clusters : int, default=20
-        With n_clusters=None, the largest number of clusters the eigen-gap may pick; picking
-        it raises a ``DegenerateFitWarning`` (the data may hold more).
+        With n_clusters=None, the largest number of clusters the relative eigen-gap may
+        pick (`kssc.spectral._clustering.n_clusters_by_relative_gap`: measured on the
+        real-data panel in docs/user_guide.rst, "The number of clusters"); picking it raises
+        a ``DegenerateFitWarning`` (the data may hold more), and so does a choice whose
+        relative eigen-gap (``n_clusters_confidence_``) is below ``CLEAR_GAP``.
     random_state : int, RandomState instance or None, default=None
         Seeds the approximate neighbour index and the spectral step.
     verbose : int, default=0
@@ -133,12 +136,13 @@ class KSSC(SelfExpressiveClustering):
         Number of distinct labels found.
     laplacian_eigenvalues_ : ndarray of shape (max_clusters + 1,) or None
         With n_clusters=None, the smallest eigenvalues of the affinity's normalised
-        Laplacian, ascending: the eigen-gap chose the c maximising l_{c+1} - l_c
-        (`kssc.plot.eigengap` draws them). None when n_clusters was given.
+        Laplacian, ascending: the fit chose the c >= 2 maximising the relative eigen-gap
+        (l_{c+1} - l_c) / max(l_{c+1}, 0.05 l_max) (`kssc.plot.eigengap` draws them).
+        None when n_clusters was given.
     n_clusters_confidence_ : float or None
-        With n_clusters=None, the relative eigen-gap (l_{c+1} - l_c) / l_{c+1} of the
-        chosen c, in [0, 1]; below `kssc.spectral._clustering.CLEAR_GAP` the fit warns. None when
-        n_clusters was given.
+        With n_clusters=None, the relative eigen-gap of the chosen c, in [0, 1]; below
+        `kssc.spectral._clustering.CLEAR_GAP` the fit warns. None when n_clusters was
+        given.
     residuals_ : ndarray of shape (n_samples,)
         How well each point's code rebuilds it: ``||p_i - sum_j z_ij p_j||`` over its
         candidates, p the coded points (unit rows with ``normalize=True``), z the solver's
@@ -471,15 +475,15 @@ class KSSC(SelfExpressiveClustering):
     @property
     def n_clusters_confidence_(self):
         """With n_clusters=None, the relative eigen-gap of the chosen number of clusters
-        (`kssc.spectral._clustering.relative_eigengap` of ``laplacian_eigenvalues_``; in [0, 1],
-        below `kssc.spectral._clustering.CLEAR_GAP` the fit warns); None when n_clusters was
-        given."""
-        from .spectral._clustering import relative_eigengap
+        (`kssc.spectral._clustering.n_clusters_by_relative_gap` of
+        ``laplacian_eigenvalues_``; in [0, 1], below `kssc.spectral._clustering.CLEAR_GAP`
+        the fit warns); None when n_clusters was given."""
+        from .spectral._clustering import n_clusters_by_relative_gap
 
         values = self.laplacian_eigenvalues_
         if values is None:
             return None
-        return relative_eigengap(values, int(np.argmax(np.diff(values)[:self.max_clusters]) + 1))
+        return n_clusters_by_relative_gap(values, self.max_clusters)[1]
 
     def _isolation_reason(self, X, isolated):
         if self.lam_mode == "relative":

@@ -9,7 +9,7 @@ an optional matplotlib ``ax``, draws on it (a new figure when None) and returns 
 import numpy as np
 import scipy.sparse as sp
 
-from .spectral._clustering import choose_n_clusters, ncut_embedding
+from .spectral._clustering import choose_n_clusters, n_clusters_by_relative_gap, ncut_embedding
 
 
 def _axes(ax):
@@ -191,7 +191,7 @@ def residuals(source, labels=None, *, ax=None):
 
 
 def eigengap(source, *, max_clusters=20, ax=None, random_state=0):
-    """The smallest Laplacian eigenvalues and the gap that n_clusters=None picks.
+    """The smallest Laplacian eigenvalues and the relative gap that n_clusters=None picks.
 
     Parameters
     ----------
@@ -221,12 +221,12 @@ def eigengap(source, *, max_clusters=20, ax=None, random_state=0):
     values = np.asarray(values, dtype=float)
     if values.ndim != 1 or values.size < 2:
         raise ValueError(f"need at least 2 eigenvalues; got shape {values.shape}.")
-    chosen = int(np.argmax(np.diff(values)) + 1)
+    chosen = n_clusters_by_relative_gap(values, values.size - 1)[0]
     index = np.arange(1, values.size + 1)
     ax = _axes(ax)
     ax.plot(index, values, "o-", ms=4)
     ax.axvspan(chosen + 0.05, chosen + 0.95, color="tab:orange", alpha=0.3,
-               label=f"largest gap: {chosen} cluster(s)")
+               label=f"largest relative gap: {chosen} cluster(s)")
     ax.set(title="Eigen-gap", xlabel="index c", ylabel="Laplacian eigenvalue l_c")
     ax.legend(loc="lower right")
     return ax

@@ -267,11 +267,13 @@ def _normalized_adjacency(W):
 
 
 def estimate_n_clusters(W, max_clusters=20, random_state=None):
-    """Number of clusters: the largest gap among the normalised Laplacian's smallest eigenvalues.
+    """Number of clusters: the largest relative gap in the normalised Laplacian's spectrum.
 
-    With Laplacian eigenvalues l_1 <= l_2 <= ..., the estimate is the k <= max_clusters that
-    maximises l_{k+1} - l_k. The Laplacian has no threshold or offset, unlike the N-Cut
-    matrix, so the estimate does not change when W is scaled.
+    With Laplacian eigenvalues l_1 <= l_2 <= ..., the estimate is the 2 <= c <= max_clusters
+    that maximises the relative eigen-gap (l_{c+1} - l_c) / max(l_{c+1}, 0.05 l_max)
+    (`n_clusters_by_relative_gap`).
+    The Laplacian has no threshold or offset, unlike the N-Cut matrix, so the estimate does
+    not change when W is scaled.
 
     Parameters
     ----------
@@ -285,7 +287,8 @@ def estimate_n_clusters(W, max_clusters=20, random_state=None):
     Returns
     -------
     n_clusters : int
-        The c (1 <= c <= max_clusters) that maximises l_{c+1} - l_c.
+        The c (2 <= c <= max_clusters; 1 when max_clusters is 1 or n_samples below 3)
+        that maximises the relative eigen-gap.
 
     See Also
     --------
@@ -314,14 +317,23 @@ def laplacian_eigenvalues(W, n_values, random_state=None):
     return 1.0 - _adjacency_top(W, n_values, random_state)
 
 
-CLEAR_GAP = 0.6
-"""The relative eigen-gap (`relative_eigengap`) below which the eigen-gap's number of
-clusters is reported as unsure. Measured on the real-data panel's tasks with the generic
-preset (benchmarks/bench_suitability.py --part k): every wrong choice of more than one
-cluster had at most 0.546 (a Yale B pair), every right one at least 0.779 except one
-5-subject Yale B task (0.406). The thresholds with fewest errors lie in (0.546, 0.779) with
-any family held out but Yale B, and in (0.384, 0.779) with Yale B held out; 0.6 lies in
-every one, so chosen by leave-one-family-out it flags every held-out wrong choice."""
+CLEAR_GAP = 0.73
+"""The relative eigen-gap (`relative_eigengap`) of the chosen number of clusters below which
+`choose_n_clusters` reports the choice as unsure. Chosen by leave-one-family-out on the
+real-data panel's tasks with the generic preset (benchmarks/bench_suitability.py --part k;
+docs/user_guide.rst, "The number of clusters")."""
+
+_ZERO_EIGENVALUE = 1e-9
+"""Laplacian eigenvalues below this count as 0 in `n_clusters_by_relative_gap`: c exactly
+disconnected components give c zero eigenvalues, which the eigensolver returns as rounding
+errors of about 1e-15; without the floor their ratios would look like gaps."""
+
+SPECTRUM_FLOOR = 0.05
+"""In `n_clusters_by_relative_gap`, a gap is measured relative to l_{c+1}, but never to less
+than this share of the largest eigenvalue computed: a weak link (l_3 = 0.0015 after two
+exact zeros, with the spectrum reaching 0.9) is no step. Chosen by leave-one-family-out on
+the real-data panel's tasks among 0, 0.01, 0.02, 0.05, 0.1 and 0.2
+(benchmarks/bench_suitability.py --part k)."""
 
 
 def relative_eigengap(eigenvalues, n_clusters):
@@ -335,17 +347,47 @@ def relative_eigengap(eigenvalues, n_clusters):
     return float((values[n_clusters] - values[n_clusters - 1]) / values[n_clusters])
 
 
+def n_clusters_by_relative_gap(eigenvalues, max_clusters, floor=SPECTRUM_FLOOR):
+    """(c, confidence): the c in 2..max_clusters with the largest relative eigen-gap
+    (l_{c+1} - l_c) / max(l_{c+1}, floor l_max) of the ascending Laplacian eigenvalues l
+    (those below `_ZERO_EIGENVALUE` taken as 0; l_max the last one given, at most
+    l_{max_clusters+1}), and that gap, in [0, 1]. (1, relative gap at 1) when fewer than two
+    clusters can be told apart (max_clusters < 2, or fewer than 3 eigenvalues).
+
+    The absolute gap l_{c+1} - l_c favours the steps high in the curve, where eigenvalues
+    are large and spread; over l_{c+1} a step counts by how many times larger the next
+    eigenvalue is than the last one kept, so that c clusters with weak links between them
+    (c eigenvalues near 0, then a jump) win, and the floor keeps a step between two
+    eigenvalues that are both tiny next to the spectrum from counting. It never chooses
+    1 cluster: l_1 = 0 would give 1 for any data, so a single group shows as a low
+    confidence instead.
+
+    Examples
+    --------
+    >>> n_clusters_by_relative_gap([0.0, 0.01, 0.02, 0.5, 0.6, 0.9], 4)
+    (3, 0.96)
+    """
+    values = np.clip(np.asarray(eigenvalues, dtype=float), 0.0, None)
+    values = np.where(values < _ZERO_EIGENVALUE, 0.0, values)
+    top = min(max_clusters, len(values) - 1)
+    if top < 2:
+        return 1, relative_eigengap(values, 1)
+    scale = np.maximum(values[2:top + 1], floor * values[top])
+    gaps = np.divide(values[2:top + 1] - values[1:top], scale, out=np.zeros(top - 1),
+                     where=scale > 0)
+    best = int(np.argmax(gaps))
+    return best + 2, float(gaps[best])
+
+
 def choose_n_clusters(W, max_clusters=20, random_state=None, *, warn=True):
-    """(n_clusters, eigenvalues): the eigen-gap choice of `estimate_n_clusters` and the
-    max_clusters + 1 smallest Laplacian eigenvalues behind it (fewer for small W). With
-    `warn`, a DegenerateFitWarning when the choice is a single cluster, sits at
+    """(n_clusters, eigenvalues): the relative eigen-gap choice of `n_clusters_by_relative_gap`
+    and the max_clusters + 1 smallest Laplacian eigenvalues behind it (fewer for small W).
+    With `warn`, a DegenerateFitWarning when the choice is a single cluster, sits at
     `max_clusters`, or has a relative eigen-gap below CLEAR_GAP."""
     if min(max_clusters + 1, W.shape[0]) < 2:
         return 1, np.zeros(min(max_clusters + 1, W.shape[0]))
-    top = _adjacency_top(W, max_clusters + 1, random_state)
-    # The gaps l_{c+1} - l_c from I - L's eigenvalues directly (no rounding of 1 - x).
-    n_clusters = int(np.argmax((top[:-1] - top[1:])[:max_clusters]) + 1)
-    confidence = relative_eigengap(1.0 - top, n_clusters)
+    values = 1.0 - _adjacency_top(W, max_clusters + 1, random_state)
+    n_clusters, confidence = n_clusters_by_relative_gap(values, max_clusters)
     if warn and n_clusters == 1:
         warn_degenerate(
             f"the eigen-gap picked 1 cluster (max_clusters={max_clusters}): every point "
@@ -358,9 +400,10 @@ def choose_n_clusters(W, max_clusters=20, random_state=None, *, warn=True):
         warn_degenerate(
             f"the eigen-gap picked {n_clusters} clusters without a clear gap: relative "
             f"eigen-gap {confidence:.2f} (l_{n_clusters + 1} - l_{n_clusters}) / "
-            f"l_{n_clusters + 1}, below {CLEAR_GAP}; on the real-data panel 11 of the 12 "
-            "choices below it were wrong. Pass n_clusters if you know it.")
-    return n_clusters, 1.0 - top
+            f"max(l_{n_clusters + 1}, {SPECTRUM_FLOOR} l_max), below {CLEAR_GAP}; on the "
+            "real-data panel 9 of the 13 choices below it were wrong. Pass n_clusters if you "
+            "know it.")
+    return n_clusters, values
 
 
 def _check_graph(W, n_clusters):

@@ -344,6 +344,10 @@ def test_auto_with_n_clusters_none_keeps_the_chosen_candidates_confidence():
     auto = AutoKSSC(None, candidates=("generic", "paper"), random_state=0).fit(X)
     assert auto.n_clusters_confidence_ == auto.best_estimator_.n_clusters_confidence_
     assert 0.0 <= auto.n_clusters_confidence_ <= 1.0
+    # AutoSC's choice: the candidate whose own k has the largest relative eigen-gap.
+    confidences = {name: KSSC(None, random_state=0, **preset_params(name)).fit(X)
+                   .n_clusters_confidence_ for name in ("generic", "paper")}
+    assert auto.best_candidate_ == max(confidences, key=confidences.get)
     given = AutoKSSC(3, candidates=("generic",), random_state=0).fit(X)
     assert given.n_clusters_confidence_ is None
 

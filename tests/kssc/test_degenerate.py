@@ -16,6 +16,7 @@ from kssc.baselines import BASELINES, GFS, GSC, SSC, SSSC
 from kssc.datasets.synthetic import make_subspaces
 from kssc.metrics import clustering_error
 from kssc.spectral._clustering import (
+    CLEAR_GAP,
     _normalized_adjacency,
     estimate_n_clusters,
     spectral_clustering,
@@ -138,9 +139,14 @@ def test_components_matching_the_clusters_do_not_warn():
 
 
 def test_eigen_gap_of_one_cluster_is_reported():
+    # One Gaussian cloud: the relative eigen-gap never picks 1 cluster, so the choice it
+    # makes has no clear gap and says so.
     X = np.random.default_rng(0).standard_normal((60, 10))
+    with pytest.warns(DegenerateFitWarning, match="without a clear gap"):
+        model = KSSC(None, random_state=0).fit(X)
+    assert model.n_clusters_confidence_ < CLEAR_GAP
     with pytest.warns(DegenerateFitWarning, match="eigen-gap picked 1 cluster"):
-        KSSC(None, random_state=0).fit(X)
+        KSSC(None, max_clusters=1, random_state=0).fit(X)
 
 
 def test_normalised_adjacency_is_identity_minus_scipy_laplacian():

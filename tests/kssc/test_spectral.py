@@ -139,15 +139,68 @@ def test_clear_blocks_choose_k_without_a_warning():
 
 
 def test_a_choice_without_a_clear_gap_warns_with_its_confidence():
-    """Wine (3 cultivars) as given: the eigen-gap silently chose 8 clusters."""
+    """Wine (3 cultivars) as given: the largest eigen-gap silently chose 8 clusters; the
+    relative one chooses 3 and says it is unsure."""
     from sklearn.datasets import load_wine
 
     from kssc import KSSC
 
-    with pytest.warns(DegenerateFitWarning, match=r"the eigen-gap picked 8 clusters without a "
-                      r"clear gap: relative eigen-gap 0\.36 .* below 0\.6"):
+    with pytest.warns(DegenerateFitWarning, match=r"the eigen-gap picked 3 clusters without a "
+                      r"clear gap: relative eigen-gap 0\.60 .* below 0\.73"):
         model = KSSC(None, random_state=0).fit(load_wine().data)
-    assert model.n_clusters_ == 8
+    assert model.n_clusters_ == 3
     values = model.laplacian_eigenvalues_
-    assert model.n_clusters_confidence_ == pytest.approx((values[8] - values[7]) / values[8])
+    scale = max(values[3], spectral.SPECTRUM_FLOOR * values[-1])
+    assert model.n_clusters_confidence_ == pytest.approx((values[3] - values[2]) / scale)
     assert KSSC(3, random_state=0).fit(load_wine().data).n_clusters_confidence_ is None
+
+
+def test_relative_gap_chooses_the_step_the_absolute_gap_misses():
+    # Three eigenvalues near 0, then a 6-fold step; the largest absolute step (0.35) comes
+    # later, between two eigenvalues of the same order.
+    values = np.array([0.0, 0.02, 0.05, 0.3, 0.65, 0.7])
+    assert int(np.argmax(np.diff(values)) + 1) == 4
+    n_clusters, confidence = spectral.n_clusters_by_relative_gap(values, 5, floor=0.0)
+    assert (n_clusters, confidence) == (3, pytest.approx(0.25 / 0.3))
+    assert spectral.n_clusters_by_relative_gap(values, 2, floor=0.0) == (2, pytest.approx(0.6))
+    assert spectral.n_clusters_by_relative_gap(values[:2], 5)[0] == 1
+
+
+def test_the_floor_keeps_a_weak_link_from_counting_as_a_step():
+    # Two exact zeros, then a weak link (0.0015): over l_3 alone that step is a full 1.0.
+    values = np.array([0.0, 0.0, 0.0015, 0.27, 0.28, 0.9])
+    assert spectral.n_clusters_by_relative_gap(values, 5, floor=0.0) == (2, 1.0)
+    n_clusters, confidence = spectral.n_clusters_by_relative_gap(values, 5)
+    assert n_clusters == 3 and confidence == pytest.approx((0.27 - 0.0015) / 0.27)
+
+
+@pytest.mark.parametrize("n_blocks", range(2, 9))
+def test_disconnected_blocks_are_counted_despite_rounding(n_blocks):
+    # c components give c zero eigenvalues, returned as rounding errors of ~1e-16 whose
+    # ratios (without the floor) chose 2 clusters for 3 and 8 blocks of these sizes.
+    sizes = [5 + 3 * i for i in range(n_blocks)]
+    W = sp.block_diag([np.ones((n, n)) - np.eye(n) for n in sizes]).tocsr()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateFitWarning)
+        n_clusters, values = spectral.choose_n_clusters(W, 10, random_state=0)
+    assert n_clusters == n_blocks
+    assert spectral.relative_eigengap(values, n_blocks) == pytest.approx(1.0)
+
+
+def test_weakly_linked_blocks_of_unequal_sizes():
+    W, y = _block_graph([15, 60, 25, 40, 20], seed=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateFitWarning)
+        assert estimate_n_clusters(W) == 5
+        labels = spectral_clustering(W, None, random_state=0)
+    assert clustering_error(y, labels) == 0.0
+
+
+
+
+def test_the_user_guide_quotes_the_rule_and_its_threshold():
+    from experiments._checkout import REPO_ROOT
+
+    guide = " ".join((REPO_ROOT / "docs" / "user_guide.rst").read_text().split())
+    assert f"max(l_{{c+1}}, {spectral.SPECTRUM_FLOOR} l_max)" in guide
+    assert f"``CLEAR_GAP`` ({spectral.CLEAR_GAP})" in guide
