@@ -155,17 +155,18 @@ def current_profile(results, name, profile, index=None):
     """(profile whose config results/<name>.csv answers, status): `profile` itself or one in
     COVERED_BY; (None, why) when the results are missing or stale, why as the profile they
     were run at sees it (else as `profile` does)."""
-    meta = _io.read_meta(results, name) or {}
-    ran = ((meta.get("config") or {}).get("profile") or {}).get("name")
-    why = None
+    verdicts = {}
     for candidate in (profile, *COVERED_BY.get(profile, ())):
         verdict = status(results, name, compose_config(name, candidate,
                                                        [f"results_dir={results}"]), index)
         if verdict in ("current", RESUMMARISE):
             return candidate, verdict
-        if why is None or candidate == ran:
-            why = f"{verdict} (profile={ran})" if candidate == ran != profile else verdict
-    return None, why
+        verdicts[candidate] = verdict
+    meta = _io.read_meta(results, name) or {}
+    ran = ((meta.get("config") or {}).get("profile") or {}).get("name")
+    if ran != profile and ran in verdicts:
+        return None, f"{verdicts[ran]} (profile={ran})"
+    return None, verdicts[profile]
 
 
 def other_status(results, name, index=None):

@@ -3,11 +3,11 @@
 A new point is coded as the fit codes a training point: over its nearest training points in
 every neighbour view (the same metric, the same top principal directions removed, the same
 search: exact, or an IVF index with the fit's lists and probes), with the same solver model
-and penalty scale (the relaxed model by homotopy, to its optimum: `kssc.coding.homotopy`). It joins the cluster whose training points' part of its code rebuilds it
-best (the smallest residual ||x - X_c z_c||, the rule of sparse representation
-classification; SSSC assigns its out-of-sample points by a class residual too). Random
-candidates are left out: they keep the fit's graph connected, and a new point adds nothing to
-that graph.
+and penalty scale (the relaxed model by homotopy, to its optimum: `kssc.coding.homotopy`).
+It joins the cluster whose training points' part of its code rebuilds it best (the
+smallest residual ||x - X_c z_c||, the rule of sparse representation classification; SSSC
+assigns its out-of-sample points by a class residual too). Random candidates are left out:
+they keep the fit's graph connected, and a new point adds nothing to that graph.
 
 The search structure (`QueryIndex`) is built from the fitted data on the first `predict` and
 kept: the coded training rows (the fit's dtype) and, per view, its rows in float32 (with an

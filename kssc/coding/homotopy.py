@@ -14,9 +14,9 @@ hundred or so iterations FISTA needs to meet its objective tolerance.
 The result is the model's optimum (to rounding) rather than an iterate stopped by a
 tolerance. Duplicate neighbours are harmless (a copy's correlation never leaves its twin's,
 so it never joins); a point whose active block stops being positive definite or whose path
-takes more than `max_steps` pieces (`kssc._predict` allows 8 k) reports failure; `homotopy_range` then
-solves it by FISTA (`kssc.coding.fista.fista_point`, the fit's solver) instead. `KSSC.predict`
-codes new points with it.
+takes more than `max_steps` pieces (`kssc._predict` allows 8 k) reports failure;
+`homotopy_range` then solves it by FISTA (`kssc.coding.fista.fista_point`, the fit's solver)
+instead. `KSSC.predict` codes new points with it.
 """
 
 import numpy as np
@@ -24,11 +24,12 @@ from numba import prange
 
 from ._kernels import gram_point, jit, parallel_jit
 from .fista import fista_point
+from .representation import _FISTA_STEP
 
 # A Cholesky pivot below this share of its diagonal entry: the active block is singular.
 _PIVOT_SHARE = 1e-12
-# FISTA's first step and growth (`kssc.coding.representation._FISTA_STEP`), for the fallback.
-_FISTA_RHO0, _FISTA_GROWTH = 1.0, 1.1
+# The fallback's first step and growth: the fit's FISTA settings.
+_FISTA_RHO0, _FISTA_GROWTH = _FISTA_STEP
 
 
 @jit
