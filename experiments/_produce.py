@@ -8,7 +8,6 @@ and the execution record of the run so far (`_executed.record`). A call outside 
 test calling `main`) writes no record, and `--check` then calls the result stale.
 """
 
-import json
 import os
 import time
 from pathlib import Path
@@ -73,8 +72,7 @@ def resumed_from(path):
     path = Path(path)
     if not path.is_file():
         return None
-    sidecar = path.with_name(f"{path.stem}.meta.json")
-    meta = json.loads(sidecar.read_text()) if sidecar.is_file() else {}
+    meta = _io.read_meta(path.parent, path.stem) or {}
     if (meta.get("files") or {}).get(path.name) != _io.sha256_file(path):
         return {}
     return meta
@@ -90,7 +88,7 @@ def write_resumed_sidecar(path, config, earlier, *, started, wall_time, extra=No
     if earlier is None:
         return
     sidecar = Path(path).with_name(f"{Path(path).stem}.meta.json")
-    meta = json.loads(sidecar.read_text())
+    meta = _io.read_meta(sidecar.parent, Path(path).stem)
     meta["resumed"] = [*earlier.get("resumed", []), earlier["config"]] if earlier else [
         "rows of an earlier run without a sidecar bound to them"]
     meta["executed"] = (_executed.merge(earlier["executed"], meta["executed"])
