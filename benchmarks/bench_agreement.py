@@ -1,6 +1,8 @@
 """Fast and exact paths above the switch: the labels' agreement (ARI) and both accuracies.
 
-Run: `KSSC_DATA_DIR=... python -m benchmarks.bench_agreement [--data tir scale] [--n 60000]`.
+Run: `KSSC_DATA_DIR=... python -m benchmarks.bench_agreement [--data tir scale] [--n 60000]`;
+the held-out check (`make heldout` runs it):
+`python -m benchmarks.bench_agreement --data fashion --output results/heldout_agreement.csv`.
 Above 50,000 points `KSSC`'s defaults take the fast paths: the IVF self-join (`kssc.IVF()`)
 and the multilevel spectral step. This fits them and the exact path (exact neighbours, ARPACK)
 with the same settings and seed, and prints the adjusted Rand index between their labels and
@@ -8,7 +10,10 @@ each one's accuracy (100 - Hungarian-matched error); one row per (data, path) go
 bench_agreement.csv in results/ (sidecar: versions, load average); asserts nothing. Data (never
 Fashion-MNIST or MNIST, kept as the held-out check): "tir", the paper's large-scale TIR data
 (`make_tir_large`: 5 subspaces of 3 real library spectra, D = 321); "scale", the scale
-experiment's union (10 subspaces of dimension 5-10 in D = 64, noise 0.01). ARPACK is forced
+experiment's union (10 subspaces of dimension 5-10 in D = 64, noise 0.01). "fashion" is the
+held-out check, never used to choose a setting: all 70,000 Fashion-MNIST images (training and
+test; `--heldout-dir`, as bench_heldout reads them; `--n` does not apply) projected on their
+100 leading principal directions, with 10 clusters. ARPACK is forced
 above the switch by raising `kssc.spectral._clustering._MULTILEVEL_FROM` for the exact path's fit.
 """
 
@@ -20,8 +25,10 @@ from pathlib import Path
 from unittest import mock
 
 import pandas as pd
+from sklearn.decomposition import PCA
 from sklearn.metrics import adjusted_rand_score
 
+from benchmarks.bench_heldout import PACKAGE_DIR, load_every_image
 from experiments._checkout import REPO_ROOT as REPO
 from kssc import KSSC, clustering_error
 from kssc.datasets import make_union_of_subspaces
@@ -29,8 +36,11 @@ from kssc.datasets.tir import load_tir_library, make_tir_large
 from kssc.spectral import _clustering as spectral
 
 
-def load(name, n):
-    """(X, y, n_clusters) of the data set `name` with about n points."""
+def load(name, n, heldout_dir=None):
+    """(X, y, n_clusters) of the data set `name` with about n points (fashion: all 70,000)."""
+    if name == "fashion":
+        X, y = load_every_image(heldout_dir)
+        return PCA(100, random_state=0).fit_transform(X), y, 10
     if name == "tir":
         X, y = make_tir_large(load_tir_library()[0], n_per_subspace=n // 5, random_state=0)
         return X, y, 5
@@ -54,8 +64,12 @@ def fit(X, n_clusters, exact):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", nargs="+", default=["tir", "scale"], choices=["tir", "scale"])
+    parser.add_argument("--data", nargs="+", default=["tir", "scale"],
+                        choices=["tir", "scale", "fashion"])
     parser.add_argument("--n", type=int, default=60_000, help="points (above the 50,000 switch)")
+    parser.add_argument("--heldout-dir", type=Path,
+                        default=Path(os.environ.get("KSSC_HELDOUT_DIR") or PACKAGE_DIR),
+                        help="Fashion-MNIST's folder (bench_heldout's --data)")
     parser.add_argument("--output", type=Path, default=REPO / "results" / "bench_agreement.csv")
     args = parser.parse_args(argv)
     from experiments import _io, _produce
@@ -63,7 +77,7 @@ def main(argv=None):
     started, start = _io.now(), time.perf_counter()
     rows = []
     for name in args.data:
-        X, y, n_clusters = load(name, args.n)
+        X, y, n_clusters = load(name, args.n, args.heldout_dir)
         fitted = {}
         for path in ("default", "exact"):
             load_average = os.getloadavg()[0]
@@ -82,7 +96,7 @@ def main(argv=None):
         print(f"{name}: ARI(default, exact) = {ari:.4f}")
         for row in rows[-2:]:
             row["ari_default_vs_exact"] = ari
-    _produce.write_benchmark(pd.DataFrame(rows), args.output, "bench_agreement",
+    _produce.write_benchmark(pd.DataFrame(rows), args.output, args.output.stem,
                              {"data": args.data, "n": args.n,
                               "setting": "KSSC defaults, random_state=0"},
                              started=started, clock=start)

@@ -34,6 +34,7 @@ from kssc import KSSC, AutoKSSC
 
 PACKAGE_DIR = Path("/usr/share/datasets/fashion-mnist")
 FILES = {"images": "t10k-images-idx3-ubyte.gz", "labels": "t10k-labels-idx1-ubyte.gz"}
+TRAIN_FILES = {"images": "train-images-idx3-ubyte.gz", "labels": "train-labels-idx1-ubyte.gz"}
 
 
 def read_idx(path):
@@ -50,21 +51,36 @@ def read_idx(path):
     return values.reshape(shape)
 
 
-def load(folder, n, seed=0):
-    """(X (n, 784) in [0, 1], y) of `n` test images (all 10,000 when n is None or larger)."""
-    paths = {key: Path(folder) / name for key, name in FILES.items()}
+def read_split(folder, files, count):
+    """(images (count, 28, 28) uint8, labels) of the files `files` in `folder`, checked."""
+    paths = {key: Path(folder) / name for key, name in files.items()}
     missing = [str(p) for p in paths.values() if not p.is_file()]
     if missing:
         raise FileNotFoundError(f"Fashion-MNIST files missing: {missing}; install the package "
                                 "dataset-fashion-mnist or pass --data FOLDER.")
     images, labels = read_idx(paths["images"]), read_idx(paths["labels"])
-    if images.shape != (10_000, 28, 28) or labels.shape != (10_000,):
-        raise ValueError(f"unexpected shapes {images.shape} and {labels.shape} (Fashion-MNIST's "
-                         "test set is 10,000 images of 28 x 28).")
+    if images.shape != (count, 28, 28) or labels.shape != (count,):
+        raise ValueError(f"unexpected shapes {images.shape} and {labels.shape} (expected "
+                         f"{count:,} images of 28 x 28 in {files['images']}).")
+    return images, labels
+
+
+def load(folder, n, seed=0):
+    """(X (n, 784) in [0, 1], y) of `n` test images (all 10,000 when n is None or larger)."""
+    images, labels = read_split(folder, FILES, 10_000)
     rows = np.arange(len(labels))
     if n is not None and n < len(rows):
         rows = np.sort(np.random.default_rng(seed).choice(rows, n, replace=False))
     return images[rows].reshape(len(rows), -1) / 255.0, labels[rows].astype(np.int64)
+
+
+def load_every_image(folder):
+    """(X (70,000, 784) in [0, 1], y): the 60,000 training images, then the 10,000 test ones."""
+    parts = [read_split(folder, files, count)
+             for files, count in ((TRAIN_FILES, 60_000), (FILES, 10_000))]
+    images = np.concatenate([images for images, _ in parts])
+    labels = np.concatenate([labels for _, labels in parts])
+    return images.reshape(len(labels), -1) / 255.0, labels.astype(np.int64)
 
 
 def methods(peer):

@@ -38,8 +38,9 @@ class DistributedKSSC:
     n_clusters_ : int
         Number of clusters asked for.
     neighbor_recall_ : float or None
-        Approximate search: share of the exact neighbours found, on a sample of 1,000 points
-        searched exactly. None with exact search.
+        Approximate search: the recall `KSSC` reports in ``neighbor_recall_`` (the share of
+        the found neighbours at least as similar as the exact k-th one), on a sample of
+        1,000 points searched exactly. None with exact search.
     timings_ : dict
         Seconds per stage: "neighbours", "coefficients", "representation", "spectral",
         "total" (wall clock on the client).
@@ -82,9 +83,6 @@ def _check_options(n_neighbors, lam, lam_mode, solver, metric, neighbor_algorith
     if neighbor_algorithm not in ("exact", "approximate"):
         raise ValueError("neighbor_algorithm must be 'auto', 'exact' or 'approximate'; got "
                          f"{neighbor_algorithm!r}.")
-    if neighbor_algorithm == "approximate" and metric != "euclidean":
-        raise ValueError("the distributed approximate search supports metric='euclidean' "
-                         "only; use neighbor_algorithm='exact' for 'abs_cosine'.")
     return k, neighbor_algorithm
 
 
@@ -165,17 +163,19 @@ def fit(X, n_clusters, *, n_neighbors=20, lam=0.1, lam_mode="absolute", solver="
     positive : bool, default=True
         Non-negative coefficients.
     metric : {"euclidean", "abs_cosine"}, default="euclidean"
-        Neighbour similarity of unit vectors; "abs_cosine" needs exact search.
+        Neighbour similarity of unit vectors.
     neighbor_algorithm : {"auto", "exact", "approximate"}, default="auto"
-        Exact search by block pairs (cost n^2), or a faiss IVF index split by inverted list;
-        "auto" is exact below 50,000 points, as in `KSSC`.
+        Exact search by block pairs (cost n^2), or the single machine's IVF self-join
+        (`kssc.IVF()`'s defaults) split by inverted list; "auto" is exact below 50,000
+        points, as in `KSSC`.
     tol : float, default=1e-6
         Solver tolerance.
     max_iter : int, default=200
         Solver iteration cap.
     random_state : int, RandomState instance or None, default=None
-        Seeds the index, the eigensolver's start (one seed per block), the discretisation
-        and the recall sample (the same seed gives the same answer).
+        Seeds the index (its k-means and recall samples, as `KSSC`'s), the eigensolver's
+        start (one seed per block) and the discretisation (the same seed gives the same
+        answer).
     client : distributed.Client or None, default=None
         The cluster's client; None uses the current one (``distributed.get_client()``).
 
@@ -250,8 +250,8 @@ def _fit(client, X, bounds, n_clusters, k, algorithm, metric, options, rng):
     if algorithm == "exact":
         indices, _ = _neighbors.exact_neighbor_blocks(client, U, k, metric)
     else:
-        indices, _, shuffled["rows_by_list"] = _neighbors.approximate_neighbor_blocks(
-            client, U, k, rng)
+        indices, _, shuffled["rows_by_list"], search = _neighbors.approximate_neighbor_blocks(
+            client, U, k, metric, rng)
     wait(indices.futures)
     found = perf_counter()
     coef, n_iter, missed, shuffled["neighbour_rows"] = _coefficients.coefficients(
@@ -277,8 +277,7 @@ def _fit(client, X, bounds, n_clusters, k, algorithm, metric, options, rng):
                                                                 n_clusters, rng)
     wait(labels.futures)
     done = perf_counter()
-    recall = (None if algorithm == "exact"
-              else _neighbors.recall(client, U, indices, k, metric, rng))
+    recall = None if algorithm == "exact" else search["recall"]
     del U, W
     timings = {"neighbours": found - start, "coefficients": solved - found,
                "representation": solved - start, "spectral": done - solved,

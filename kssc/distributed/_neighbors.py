@@ -1,26 +1,34 @@
-"""Distributed neighbour search: exact by block pairs, or a faiss IVF index split by lists.
+"""Distributed neighbour search: exact by block pairs, or the IVF self-join split by lists.
 
 Exact: every (query block, database block) pair gives each query its k best rows of that
 block (float32 products, as `kssc.neighbors._exact.exact_search`, re-scored in float64); one
 task per query block keeps the k best by the float32 score and sorts them by the float64 one.
 
-Approximate: the IVF coarse quantiser is trained on the client on the same sample
-`neighbors._ann` draws, then shipped to the workers (serialised, a few MB) as a task's result, which
-the scheduler recomputes if the worker holding it dies. Every row block
-routes each point to the partition owning its inverted list (the database shuffle) and to
-every partition owning one of the lists it probes (the query shuffle). One task per
-(partition, query block) adds the partition's points to a copy of the index and searches
-that block's queries in it; the per-point results are merged as a single index would have
-returned them.
+Approximate: the single machine's IVF self-join (`kssc.neighbors._ann`), partitioned by list.
+Its centroids are trained on the client by the same spherical k-means on the same sample
+(gathered from the workers) and shipped to the workers as a task's result, which the
+scheduler recomputes if the worker holding it dies. Every row block finds each row's probed
+lists; each partition owns a contiguous range of lists holding about equal numbers of rows,
+and receives the rows whose own list it owns (the database shuffle) and, per query block,
+the rows probing one of its lists (the query shuffle). One task per (partition, query
+block) runs the self-join's kernel on them; the per-point results are merged as a single
+join would have kept them. nprobe adapts as on one machine: from 8, doubled until the
+recall measured on a sample of rows reaches the target.
 """
 
 import numpy as np
 
-from ..neighbors._ann import FIRST_PROBE as _FIRST_PROBE
-from ..neighbors._ann import LISTS_PER_SQRT_N as _LISTS_PER_SQRT_N
-from ..neighbors._ann import MIN_TRAIN_PER_LIST as _MIN_TRAIN_PER_LIST
-from ..neighbors._ann import TRAIN_PER_LIST as _TRAIN_PER_LIST
+from ..neighbors._ann import (
+    EXACT_FROM_SHARE,
+    IVF,
+    JOIN_FIRST_PROBE,
+    JOIN_LISTS_PER_SQRT_N,
+    MIN_TRAIN_PER_LIST,
+    neighbor_recall,
+    train_centroids,
+)
 from ..neighbors._exact import rescore
+from ..neighbors._ivf_join import InvertedLists, join, nearest_lists
 from ._blocks import RowBlocks, gather_rows, part, shared
 
 RECALL_SAMPLE = 1000
@@ -77,147 +85,104 @@ def exact_rows(client, U, rows, k, metric):
     return merge_top_k(k, *client.gather(parts))
 
 
-def recall(client, U, indices, k, metric, rng):
-    """Mean share of the exact k neighbours found, over a sample of RECALL_SAMPLE rows."""
-    n = U.n_rows
-    rows = np.sort(rng.choice(n, min(n, RECALL_SAMPLE), replace=False))
-    exact, _ = exact_rows(client, U, rows, k, metric)
-    found = gather_rows(client, indices, rows)
-    hits = (found[:, :, None] == exact[:, None, :]).any(axis=2).sum()
-    return float(hits / exact.size)
+class _ClusterRows:
+    """The unit rows on the cluster as `kssc.neighbors._ann.train_centroids` reads them: a
+    shape, and rows by index (gathered to the client as float32, only the rows asked for)."""
+
+    def __init__(self, client, U, dim):
+        self.client, self.U, self.shape = client, U, (U.n_rows, dim)
+
+    def __getitem__(self, rows):
+        return np.asarray(gather_rows(self.client, self.U, rows), dtype=np.float32)
 
 
-def _faiss():
-    from ..neighbors._ann import import_faiss
-
-    return import_faiss()
-
-
-def train_index(sample, n, seed):
-    """Serialised empty faiss IndexIVFFlat (inner product) trained on `sample`, as
-    `kssc.neighbors._ann`."""
-    faiss = _faiss()
-    n_lists = n_lists_for(n)
-    dim = sample.shape[1]
-    quantizer = faiss.IndexFlatIP(dim)
-    index = faiss.IndexIVFFlat(quantizer, dim, n_lists, faiss.METRIC_INNER_PRODUCT)
-    index.cp.seed = seed
-    index.train(np.ascontiguousarray(sample, dtype=np.float32))
-    return faiss.serialize_index(index)
+def block_probes(block, centroids, metric, n_probe):
+    """The `n_probe` lists of every row of a block, its own (most similar) first."""
+    return nearest_lists(np.asarray(block, dtype=np.float32), centroids, metric, n_probe)
 
 
-def n_lists_for(n):
-    """Number of inverted lists for n points (as `kssc.neighbors._ann`)."""
-    return int(np.clip(_LISTS_PER_SQRT_N * np.sqrt(n), 1, max(1, n // _MIN_TRAIN_PER_LIST)))
+def list_counts(probes, n_lists):
+    """Rows per list (their own list: the first probe) of one block."""
+    return np.bincount(probes[:, 0], minlength=n_lists)
 
 
-def _load(index_bytes):
-    return _faiss().deserialize_index(index_bytes)
+def database_piece(block, start, probes, owner, p):
+    """Partition p's database rows of a block, those whose own list it owns: (ids, rows,
+    lists)."""
+    mine = np.flatnonzero(owner[probes[:, 0]] == p)
+    return mine + start, block[mine], probes[mine, 0]
 
 
-def home_lists(block, index_bytes):
-    """Inverted list of each row (its nearest centroid) and the count per list."""
-    index = _load(index_bytes)
-    _, home = index.quantizer.search(np.ascontiguousarray(block, dtype=np.float32), 1)
-    return np.bincount(home[:, 0], minlength=index.nlist)
-
-
-def route(block, start, index_bytes, owner_of_list, n_parts):
-    """Where each row of a block goes: (ids, rows, probed lists, home partition, probed
-    partitions (n_b, n_parts) bool). `route_piece` cuts one partition's piece from it, so
-    no task holds a block's rows replicated once per partition."""
-    index = _load(index_bytes)
-    n_probe = min(index.nlist, _FIRST_PROBE)
-    _, probes = index.quantizer.search(np.ascontiguousarray(block, dtype=np.float32), n_probe)
-    probed = np.zeros((block.shape[0], n_parts), dtype=bool)
-    probed[np.arange(block.shape[0])[:, None], owner_of_list[probes]] = True
-    ids = np.arange(start, start + block.shape[0])
-    return ids, block, probes, owner_of_list[probes[:, 0]], probed
-
-
-def route_piece(routed, p):
-    """Partition p's piece of a routed block: the rows whose home list it owns (ids, rows,
-    home lists) and the rows probing one of its lists (ids, rows, probed lists)."""
-    ids, block, probes, home, probed = routed
-    mine, asks = home == p, probed[:, p]
-    return ((ids[mine], block[mine], probes[mine, 0]),
-            (ids[asks], block[asks], probes[asks]))
+def query_piece(block, start, probes, owner, p, rows=None):
+    """The rows of a block (or its local `rows`) that probe one of partition p's lists:
+    (ids, rows, their probed lists, p's first: the join scans a row's first list before
+    the others, so its threshold is high early, as its own list's makes it on one
+    machine)."""
+    local = np.arange(block.shape[0]) if rows is None else rows
+    owned = owner[probes[local]] == p
+    asks = owned.any(axis=1)
+    first = np.argsort(~owned[asks], axis=1, kind="stable")
+    return local[asks] + start, block[local[asks]], np.take_along_axis(probes[local[asks]],
+                                                                       first, 1)
 
 
 def database_part(*pieces):
-    """A partition's database: the (ids, rows, home lists) routed to it, concatenated."""
+    """A partition's database: the (ids, rows, lists) routed to it, concatenated."""
     return tuple(np.concatenate([piece[i] for piece in pieces]) for i in range(3))
 
 
-def piece_bytes(routed):
-    """Bytes of a routed block's pieces (ids, rows, lists), what the shuffle moves."""
-    ids, block, probes, _, probed = routed
-    row = ids.itemsize + block.shape[1] * block.itemsize
-    return int(block.shape[0] * (row + probes.itemsize)
-               + probed.sum() * (row + probes.shape[1] * probes.itemsize))
+def piece_bytes(piece):
+    """Bytes of a routed piece (ids, rows, lists), what the shuffle moves."""
+    return int(sum(array.nbytes for array in piece))
 
 
-def search_partition(index_bytes, k1, database, queries):
-    """Each query's k1 best rows among one partition's lists: (query ids, ids, scores,
-    similarities); ids -1 (score -inf) where the lists hold fewer.
-
-    The rows go to the lists `route` assigned and the queries scan the lists it found,
-    so this equals the part of a single index's search that those lists hold.
-    """
-    from faiss.contrib.ivf_tools import add_preassigned, search_preassigned
-
-    db_ids, db, homes = database
+def join_partition(database, queries, n_lists, k1, metric):
+    """Each query's k1 best rows among the points of one partition's lists that it probes,
+    by the single machine's IVF self-join kernel (`kssc.neighbors._ivf_join.join`, float32,
+    exactly among those candidates): (query ids, ids, float32 scores, similarities); ids -1
+    (score -inf) where the lists hold fewer. The query itself may be among them (the merge
+    drops it)."""
+    db_ids, db, lists = database
     q_ids, rows, probes = queries
     found = np.full((q_ids.size, k1), -1, dtype=np.int64)
+    none = np.full(found.shape, -np.inf)
     if not (db_ids.size and q_ids.size):
-        none = np.full(found.shape, -np.inf)
         return q_ids, found, none.astype(np.float32), none
-    index = _load(index_bytes)
-    index.nprobe = probes.shape[1]
-    add_preassigned(index, np.ascontiguousarray(db, dtype=np.float32), homes, ids=db_ids)
-    scores, found = search_preassigned(index, np.ascontiguousarray(rows, dtype=np.float32), k1,
-                                       probes)
-    valid = found >= 0
-    order = np.argsort(db_ids)
-    at = np.searchsorted(db_ids, found, sorter=order).clip(0, db_ids.size - 1)
-    sims = rescore(rows, db, np.where(valid, order[at], 0))
-    scores[~valid] = -np.inf
+    X32 = np.concatenate([db, rows]).astype(np.float32)
+    local = join(X32, InvertedLists(lists, n_lists), db_ids.size + np.arange(q_ids.size),
+                 probes, k1, metric)
+    valid = local >= 0
+    safe = np.where(valid, local, 0)
+    sims = rescore(rows, db, safe)
+    if metric == "abs_cosine":
+        sims = np.abs(sims)
     sims[~valid] = -np.inf
-    return q_ids, found, scores, sims
+    found[valid] = db_ids[local[valid]]
+    return q_ids, found, sims.astype(np.float32), sims
 
 
 def merge_partitions(start, stop, k, *results):
-    """Per point: the k1 best by float32 score over all partitions (what one index returns),
-    then the k best other points by similarity (self and repeats dropped by index).
+    """Per point of rows start..stop-1: the k best other points by float32 score over every
+    partition's candidates (ties: the smaller index, as the single machine's join keeps
+    them), sorted by similarity (ties: the smaller index).
 
     Returns (indices, similarities, local rows left with fewer than k candidates).
     """
-    k1 = k + 1
-    q_ids = np.concatenate([r[0] for r in results])
-    found = np.vstack([r[1] for r in results])
-    scores = np.vstack([r[2] for r in results])
-    sims = np.vstack([r[3] for r in results])
-    q = np.repeat(q_ids - start, found.shape[1])
-    found, scores, sims = found.ravel(), scores.ravel(), sims.ravel()
-    order = np.lexsort((-scores, q))
-    q, found, sims = q[order], found[order], sims[order]
-    group_start = np.searchsorted(q, q, side="left")
-    rank = np.arange(q.size) - group_start
-    keep = rank < k1
-    n = stop - start
-    cand = np.full((n, k1), -1, dtype=np.int64)
-    cand_sims = np.full((n, k1), -np.inf)
-    cand[q[keep], rank[keep]] = found[keep]
-    cand_sims[q[keep], rank[keep]] = sims[keep]
-    by_id = np.argsort(cand, axis=1, kind="stable")
-    cand = np.take_along_axis(cand, by_id, 1)
-    cand_sims = np.take_along_axis(cand_sims, by_id, 1)
-    invalid = (cand < 0) | (cand == np.arange(start, stop)[:, None])
-    cand_sims[invalid] = -np.inf
-    best = np.argsort(-cand_sims, axis=1, kind="stable")[:, :k]
-    indices = np.take_along_axis(cand, best, 1)
-    sims = np.take_along_axis(cand_sims, best, 1)
-    return indices, sims, np.flatnonzero(~np.isfinite(sims).all(axis=1))
+    n, width = stop - start, sum(r[1].shape[1] for r in results)
+    cand = np.full((n, width), -1, dtype=np.int64)
+    scores = np.full((n, width), -np.inf, dtype=np.float32)
+    sims = np.full((n, width), -np.inf)
+    at = 0
+    for q_ids, found, found_scores, found_sims in results:
+        rows, cols = q_ids - start, slice(at, at + found.shape[1])
+        cand[rows, cols], scores[rows, cols], sims[rows, cols] = found, found_scores, found_sims
+        at += found.shape[1]
+    scores[(cand < 0) | (cand == np.arange(start, stop)[:, None])] = -np.inf
+    best = np.lexsort((cand, -scores), axis=1)[:, :k]
+    cand, sims = np.take_along_axis(cand, best, 1), np.take_along_axis(sims, best, 1)
+    short = np.flatnonzero(~np.isfinite(np.take_along_axis(scores, best, 1)).all(axis=1))
+    order = np.lexsort((cand, -sims), axis=1)
+    return np.take_along_axis(cand, order, 1), np.take_along_axis(sims, order, 1), short
 
 
 def _owner_of_lists(counts, n_parts):
@@ -226,37 +191,110 @@ def _owner_of_lists(counts, n_parts):
     return np.minimum(n_parts - 1, (n_parts * (cumulative - counts) // max(1, cumulative[-1])))
 
 
-def approximate_neighbor_blocks(client, U, k, rng):
-    """IVF neighbours of every row ("euclidean" metric): (indices, similarities) RowBlocks
-    and the bytes the row shuffle moves (database and query pieces)."""
+class _Join:
+    """The self-join's routing on the cluster: every block's probes at `n_probe`, the owner
+    partition of every list and each partition's database (the database shuffle)."""
+
+    def __init__(self, client, U, centroids, metric):
+        self.client, self.U, self.centroids, self.metric = client, U, centroids, metric
+        self.n_lists, self.n_parts = int(centroids.shape[0]), len(U.futures)
+        self.centroids_future = shared(client, centroids)
+        self.n_probe = 0
+        self.sizes = []  # futures of the routed pieces' bytes
+
+    def probe(self, n_probe):
+        """Every block's probed lists at `n_probe` (the first call also builds the
+        partitions' databases, which depend on every row's own list only)."""
+        client, first = self.client, not self.n_probe
+        self.n_probe = n_probe
+        self.probes = [client.submit(block_probes, f, self.centroids_future, self.metric,
+                                     n_probe) for f in self.U.futures]
+        if not first:
+            return
+        counts = sum(client.gather([client.submit(list_counts, f, self.n_lists)
+                                    for f in self.probes]))
+        owner = _owner_of_lists(counts, self.n_parts).astype(np.int64)
+        self.owner = shared(client, owner)
+        pieces = [[client.submit(database_piece, f, start, probes, self.owner, p)
+                   for p in range(self.n_parts)]
+                  for f, (start, _), probes in zip(self.U.futures, self.U.spans(), self.probes,
+                                                   strict=True)]
+        self.sizes += [client.submit(piece_bytes, piece) for row in pieces for piece in row]
+        self.databases = [client.submit(database_part, *[row[p] for row in pieces])
+                          for p in range(self.n_parts)]
+
+    def search(self, k, block, rows=None):
+        """Future of `merge_partitions` for block `block` (or its local `rows`): one join
+        task per partition, holding one partition's rows and one block's queries."""
+        client = self.client
+        f, (start, stop) = self.U.futures[block], self.U.spans()[block]
+        results = []
+        for p in range(self.n_parts):
+            queries = client.submit(query_piece, f, start, self.probes[block], self.owner, p,
+                                    rows)
+            if rows is None:
+                self.sizes.append(client.submit(piece_bytes, queries))
+            results.append(client.submit(join_partition, self.databases[p], queries,
+                                         self.n_lists, k + 1, self.metric))
+        return client.submit(merge_partitions, start, stop, k, *results)
+
+
+def _similarities_of(merged, rows):
+    return merged[1][rows]
+
+
+def _sample_recall(client, U, joiner, sample, exact, k):
+    """`neighbor_recall` of the rows `sample` (ascending) joined at the current n_probe."""
+    owners = U.owners(sample)
+    found = []
+    for b in np.unique(owners):
+        local = sample[owners == b] - U.bounds[b]
+        found.append(client.submit(_similarities_of, joiner.search(k, b, local), local))
+    return neighbor_recall(np.concatenate(client.gather(found)), exact)
+
+
+def approximate_neighbor_blocks(client, U, k, metric, rng, settings=None):
+    """IVF self-join neighbours of every row, as `kssc.neighbors._ann.approximate_search`
+    finds them on one machine (the same lists, centroids, sample and adapted nprobe given
+    the same `rng`), partitioned by list: (indices, similarities) RowBlocks, the bytes the
+    row shuffle moves (database and query pieces) and the search's info ("algorithm":
+    "ivf", or "exact" after the single machine's switch to the exact search, "nlist",
+    "nprobe", "recall", "recall_sample")."""
+    settings = IVF() if settings is None else settings
     n = U.n_rows
-    n_lists = n_lists_for(n)
-    seed = int(rng.randint(np.iinfo(np.int32).max))
-    n_train = min(n, _TRAIN_PER_LIST * n_lists)
-    rows = np.arange(n) if n_train == n else np.sort(rng.choice(n, n_train, replace=False))
-    index_bytes = shared(client, train_index(gather_rows(client, U, rows), n, seed))
-    counts = sum(client.gather([client.submit(home_lists, f, index_bytes) for f in U.futures]))
-    n_parts = len(U.futures)
-    owner = _owner_of_lists(counts, n_parts).astype(np.int64)
-    routed = [client.submit(route, f, start, index_bytes, owner, n_parts)
-              for f, (start, _) in zip(U.futures, U.spans(), strict=True)]
-    shuffled = sum(client.gather([client.submit(piece_bytes, r) for r in routed]))
-    pieces = [[client.submit(route_piece, r, p) for p in range(n_parts)] for r in routed]
-    databases = [client.submit(database_part,
-                               *[part(client, pieces[b][p], 0) for b in range(len(routed))])
-                 for p in range(n_parts)]
+    dim = client.submit(lambda block: block.shape[1], U.futures[0]).result()
+    n_lists = settings.nlist or int(JOIN_LISTS_PER_SQRT_N * np.sqrt(n))
+    n_lists = int(np.clip(n_lists, 1, max(1, n // MIN_TRAIN_PER_LIST)))
+    centroids = train_centroids(_ClusterRows(client, U, dim), n_lists, metric, rng)
+    joiner = _Join(client, U, centroids, metric)
+    n_probe = min(n_lists, settings.nprobe or JOIN_FIRST_PROBE)
+    joiner.probe(n_probe)
+    sample = np.sort(rng.choice(n, min(settings.recall_sample, n), replace=False))
+    recall = float("nan")
+    if sample.size:
+        exact = exact_rows(client, U, sample, k, metric)[1]
+        while True:
+            recall = _sample_recall(client, U, joiner, sample, exact, k)
+            if settings.nprobe or recall >= settings.target_recall or n_probe >= n_lists:
+                break
+            n_probe = min(2 * n_probe, n_lists)
+            if n_probe > EXACT_FROM_SHARE * n_lists:
+                indices, sims = exact_neighbor_blocks(client, U, k, metric)
+                return indices, sims, int(sum(client.gather(joiner.sizes))), {
+                    "algorithm": "exact", "nlist": n_lists, "nprobe": None, "recall": 1.0,
+                    "recall_sample": int(sample.size)}
+            joiner.probe(n_probe)
     indices, sims, short = [], [], []
-    for b, (start, stop) in enumerate(U.spans()):
-        # One task per (partition, query block): it holds one partition's rows and one
-        # block's queries, never every query that probes the partition.
-        results = [client.submit(search_partition, index_bytes, k + 1, databases[p],
-                                 part(client, pieces[b][p], 1)) for p in range(n_parts)]
-        merged = client.submit(merge_partitions, start, stop, k, *results)
+    for b in range(len(U.futures)):
+        merged = joiner.search(k, b)
         indices.append(part(client, merged, 0))
         sims.append(part(client, merged, 1))
         short.append(part(client, merged, 2))
-    indices, sims = _fill_short(client, U, indices, sims, short, k)
-    return RowBlocks(indices, U.bounds), RowBlocks(sims, U.bounds), shuffled
+    indices, sims = _fill_short(client, U, indices, sims, short, k, metric)
+    info = {"algorithm": "ivf", "nlist": n_lists, "nprobe": n_probe, "recall": recall,
+            "recall_sample": int(sample.size)}
+    shuffled = int(sum(client.gather(joiner.sizes)))
+    return RowBlocks(indices, U.bounds), RowBlocks(sims, U.bounds), shuffled, info
 
 
 def _replace_rows(block, local, values):
@@ -265,13 +303,13 @@ def _replace_rows(block, local, values):
     return block
 
 
-def _fill_short(client, U, indices, sims, short, k):
+def _fill_short(client, U, indices, sims, short, k, metric):
     """Search exactly the rows whose probed lists held fewer than k other points."""
     short = client.gather(short)
     rows = np.concatenate([s + start for s, (start, _) in zip(short, U.spans(), strict=True)])
     if not rows.size:
         return indices, sims
-    exact, exact_sims = exact_rows(client, U, rows, k, "euclidean")
+    exact, exact_sims = exact_rows(client, U, rows, k, metric)
     owners = U.owners(rows)
     for b in np.unique(owners):
         mine = owners == b

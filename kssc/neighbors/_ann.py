@@ -6,7 +6,7 @@ candidates are the points of its `nprobe` most similar lists, and the best k amo
 kept exactly, all computed as blocked float32 GEMMs (the queries are the database, so a
 list's points are one block against every point probing it). Deterministic given
 `random_state`: its only randomness is the k-means sample and start and the recall sample.
-faiss is not needed (the distributed fit's index still uses it, `import_faiss`).
+faiss is not needed; the distributed fit runs the same join partitioned by list.
 
 Similarity is the inner product of unit vectors: signed cosine for "euclidean" (the same
 ranking as Euclidean distance) and its absolute value for "abs_cosine" (lists and probes
@@ -31,24 +31,25 @@ from ._ivf_join import (
     spherical_kmeans,
 )
 
-# The faiss IVF index's defaults (the distributed fit's index, kssc.distributed): about
-# 4 sqrt(n) inverted lists, nprobe 16, k-means on 64 points per list, at least faiss' own
-# floor of 39 points per list.
+# The self-join's defaults, also the distributed fit's (`kssc.distributed`, which imports
+# these public names; the functions here read the private ones): about 2 sqrt(n) lists of at
+# least 39 points each, nprobe adapted from 8, k-means on 40 points per list for 8
+# iterations.
+JOIN_LISTS_PER_SQRT_N = _JOIN_LISTS_PER_SQRT_N = 2
+JOIN_FIRST_PROBE = _JOIN_FIRST_PROBE = 8
+MIN_TRAIN_PER_LIST = _MIN_TRAIN_PER_LIST = 39
+_KMEANS_ITERATIONS = 8
+_JOIN_TRAIN_PER_LIST = 40
+# The faiss index's defaults, which the distributed fit used before it ran the self-join. No
+# code reads them; the scale result's execution record names them (it imported the distributed
+# module), so they go when that result is next rerun.
 LISTS_PER_SQRT_N = 4
 FIRST_PROBE = 16
 TRAIN_PER_LIST = 64
-MIN_TRAIN_PER_LIST = 39
-_MIN_TRAIN_PER_LIST = MIN_TRAIN_PER_LIST  # the self-join's floor too
 # An adapted nprobe scanning more than this share of the lists costs about as much as the
 # exact search (N = 60,000, D = 64, 979 lists: nprobe 16 took 0.58 of the exact search's
 # time, nprobe 64 1.2): the exact search runs instead.
-_EXACT_FROM_SHARE = 1 / 32
-# The self-join's own defaults: about 2 sqrt(n) lists, nprobe adapted from 8, k-means on 40
-# points per list for 8 iterations.
-_JOIN_LISTS_PER_SQRT_N = 2
-_JOIN_FIRST_PROBE = 8
-_KMEANS_ITERATIONS = 8
-_JOIN_TRAIN_PER_LIST = 40
+EXACT_FROM_SHARE = _EXACT_FROM_SHARE = 1 / 32
 # Found neighbours within this of the exact k-th similarity count as found (ties, and the
 # exact sample is searched in float32).
 _RECALL_TOL = 1e-6
@@ -149,18 +150,6 @@ def _is_int(value, low):
     return isinstance(value, Integral) and not isinstance(value, bool) and value >= low
 
 
-def import_faiss():
-    """The faiss module, or an ImportError saying how to install it."""
-    try:
-        import faiss
-    except ImportError as error:
-        raise ImportError(
-            "neighbor_algorithm='approximate' needs the faiss library: "
-            "pip install faiss-cpu (or conda install -c pytorch faiss-cpu)."
-        ) from error
-    return faiss
-
-
 def neighbor_recall(found, exact, tol=_RECALL_TOL):
     """Mean share of the found neighbours at least as similar as the exact k-th one.
 
@@ -172,7 +161,8 @@ def neighbor_recall(found, exact, tol=_RECALL_TOL):
 
 
 def _train(X32, n_lists, metric, rng):
-    """Centroids of the inverted lists: spherical k-means on a random sample of the rows."""
+    """Centroids of the inverted lists: spherical k-means on a random sample of the rows
+    (X32: an array, or any object with a shape that gathers rows by index)."""
     n = X32.shape[0]
     n_train = min(n, _JOIN_TRAIN_PER_LIST * n_lists)
     rows = np.arange(n) if n_train == n else np.sort(rng.choice(n, n_train, replace=False))
@@ -298,3 +288,7 @@ def approximate_search(X_unit, n_neighbors, metric="euclidean", index=None,
     return indices, sims, {"algorithm": "ivf", "nlist": n_lists, "nprobe": n_probe,
                            "recall": recall, "recall_sample": int(sample.size),
                            "timings": timings, "similarities": work}
+
+
+train_centroids = _train
+"""`_train` under a public name, for the distributed fit (the same sample and k-means)."""

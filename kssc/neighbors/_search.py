@@ -81,8 +81,8 @@ def nearest_neighbors(X, n_neighbors, *, metric="euclidean", algorithm="exact", 
         Euclidean distance between unit-normalised points (signed cosine), absolute cosine,
         or Euclidean distance between the points as given (exact search only).
     algorithm : {"exact", "approximate"} or IVF, default="exact"
-        Exact blocked search on all cores, or an approximate index (faiss IVF) for large
-        data: "approximate" is ``IVF()``, whose recall is measured on a sample of points
+        Exact blocked search on all cores, or an approximate index (the IVF self-join) for
+        large data: "approximate" is ``IVF()``, whose recall is measured on a sample of points
         (a `NeighborRecallWarning` when it is low).
     block_size : int or None, default=None
         Rows per block of the exact search (None: about 128 MiB of similarities in all).

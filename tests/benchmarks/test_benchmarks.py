@@ -188,6 +188,21 @@ def test_heldout_reads_idx_files_and_refuses_bad_ones(tmp_path):
         heldout.load(tmp_path / "absent", None)
 
 
+def test_heldout_reads_all_70000_images_training_first_and_checks_counts(tmp_path):
+    heldout = _load("bench_heldout")
+    for name, count, value in (("train", 60_000, 0), ("t10k", 10_000, 255)):
+        _write_idx(tmp_path / f"{name}-images-idx3-ubyte.gz",
+                   np.full((count, 28, 28), value, dtype=np.uint8))
+        _write_idx(tmp_path / f"{name}-labels-idx1-ubyte.gz", np.arange(count) % 10)
+    X, y = heldout.load_every_image(tmp_path)
+    assert X.shape == (70_000, 784) and y.shape == (70_000,)
+    assert (X[:60_000] == 0).all() and (X[60_000:] == 1).all()
+    np.testing.assert_array_equal(y, np.concatenate([np.arange(60_000), np.arange(10_000)]) % 10)
+    _write_idx(tmp_path / "train-labels-idx1-ubyte.gz", np.arange(59_999) % 10)
+    with pytest.raises(ValueError, match="expected 60,000 images of 28 x 28 in train-images"):
+        heldout.load_every_image(tmp_path)
+
+
 @pytest.mark.e2e
 def test_heldout_fits_every_method_on_a_draw_and_writes_its_csv(tmp_path, monkeypatch):
     pd = pytest.importorskip("pandas")

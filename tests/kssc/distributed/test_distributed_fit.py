@@ -25,8 +25,11 @@ from kssc.distributed import _blocks as kd_blocks  # noqa: E402
 from kssc.distributed import _coarse as kd_coarse  # noqa: E402
 from kssc.distributed import _eigen  # noqa: E402
 from kssc.distributed import _fit as kd_fit  # noqa: E402
+from kssc.distributed import _neighbors as kd_neighbors  # noqa: E402
 from kssc.distributed import _spectral as kd_spectral  # noqa: E402
 from kssc.estimator import PAPER_SETTING  # noqa: E402
+from kssc.neighbors._ann import approximate_search  # noqa: E402
+from kssc.utils._validation import normalize_rows  # noqa: E402
 from kssc.spectral._clustering import _normalized_affinity as normalized_affinity  # noqa: E402
 from kssc.spectral.affinity import coefficients_to_sparse  # noqa: E402
 
@@ -231,6 +234,59 @@ def test_approximate_fit_agrees_and_reports_recall(client):
     assert spread.shuffle_bytes_["rows_by_list"] > X.nbytes
 
 
+def _uneven_blocks(client, X, sizes):
+    bounds = np.concatenate([[0], np.cumsum(sizes)])
+    return kd_fit._unit_blocks(client, da.from_array(X, chunks=(tuple(sizes), -1)), bounds)
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "abs_cosine"])
+def test_approximate_neighbours_are_the_single_machines_self_join(client, metric):
+    X, _ = _data(n=3000, seed=2)
+    U = _uneven_blocks(client, X, [700, 800, 800, 700])
+    indices, sims, shuffled, info = kd_neighbors.approximate_neighbor_blocks(
+        client, U, 8, metric, np.random.RandomState(0))
+    expected, expected_sims, search = approximate_search(normalize_rows(X)[0], 8, metric,
+                                                         random_state=0)
+    assert info["algorithm"] == search["algorithm"] == "ivf"
+    assert [info[key] for key in ("nlist", "nprobe", "recall")] == [
+        search[key] for key in ("nlist", "nprobe", "recall")]
+    np.testing.assert_array_equal(np.concatenate(client.gather(indices.futures)), expected)
+    np.testing.assert_allclose(np.concatenate(client.gather(sims.futures)), expected_sims,
+                               rtol=0, atol=1e-12)
+    assert shuffled > X.nbytes  # every row to its list's partition, and as a query
+
+
+def test_approximate_search_turns_exact_where_the_single_machine_does(client):
+    # 25 dimensions of 40 per subspace: nprobe 8 misses neighbours, and doubling it would scan
+    # more than 1/32 of the lists, so both searches run exactly instead.
+    X, _ = make_union_of_subspaces(3000, ambient_dim=40, n_subspaces=2, subspace_dims=[25],
+                                   noise=0.05, random_state=0)
+    U = _uneven_blocks(client, X, [1500, 1500])
+    indices, _, _, info = kd_neighbors.approximate_neighbor_blocks(
+        client, U, 8, "euclidean", np.random.RandomState(0))
+    search = approximate_search(normalize_rows(X)[0], 8, random_state=0)
+    assert info["algorithm"] == search[2]["algorithm"] == "exact"
+    np.testing.assert_array_equal(np.concatenate(client.gather(indices.futures)),
+                                  nearest_neighbors(X, 8)[0])
+
+
+def test_partition_merge_keeps_the_k_best_others_by_score_then_sorts_by_similarity():
+    k1 = 3
+    # Point 10: itself, 5 and 7 in one partition, 3 in the other, all three others tied on
+    # the float32 score; point 11: one candidate in all (left short).
+    first = (np.array([10, 11]), np.array([[10, 5, 7], [4, -1, -1]]),
+             np.array([[1.0, 0.9, 0.9], [0.5, -np.inf, -np.inf]], dtype=np.float32),
+             np.array([[1.0, 0.9, 0.8], [0.5, -np.inf, -np.inf]]))
+    second = (np.array([10]), np.array([[3, -1, -1]]),
+              np.array([[0.9, -np.inf, -np.inf]], dtype=np.float32),
+              np.array([[0.85, -np.inf, -np.inf]]))
+    indices, sims, short = kd_neighbors.merge_partitions(10, 12, k1 - 1, first, second)
+    # The tie kept the smaller indices (3 and 5, not 7), then the similarity ordered them.
+    np.testing.assert_array_equal(indices[0], [5, 3])
+    np.testing.assert_array_equal(sims[0], [0.9, 0.85])
+    assert indices[1, 0] == 4 and short.tolist() == [1]
+
+
 def test_bad_input_gets_a_clear_error(client):
     X, _ = _data()
     with pytest.raises(TypeError, match="dask.array.Array"):
@@ -240,8 +296,8 @@ def test_bad_input_gets_a_clear_error(client):
     X[123, 4] = np.nan
     with pytest.raises(ValueError, match=r"NaN or infinity in 1 row.*first at row.*\[123\]"):
         kd.fit(da.from_array(X, chunks=(100, -1)), 3, client=client)
-    with pytest.raises(ValueError, match="only"):
-        kd.fit(da.from_array(X, chunks=(100, -1)), 3, metric="abs_cosine",
+    with pytest.raises(ValueError, match="metric must be 'euclidean' or 'abs_cosine'"):
+        kd.fit(da.from_array(X, chunks=(100, -1)), 3, metric="l2",
                neighbor_algorithm="approximate", client=client)
 
 
