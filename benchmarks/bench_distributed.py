@@ -3,13 +3,17 @@
 Approximate (IVF) neighbours at every N, so that one cost model covers all rows. The data
 are those of experiments/scale.py (10 subspaces of dimensions 5-10 in D = 64,
 noise 0.01), written to a .npy that the workers read by row blocks (`read_npy`: the client
-never holds X). Every (N, workers) runs on a fresh LocalCluster (processes, 1 thread per
-worker); a thread samples every worker's RSS each 0.25 s, and each stage's peak is the
-largest sample inside its window. Afterwards a linear model, seconds = a + b * N per stage,
-is fitted by least squares on the 1-worker rows and its predictions printed
-(docs/scaling.md).
+never holds X). Per setting (`--setting`: "paper", `kssc.distributed.fit`'s defaults, and
+"generic", `KSSC`'s defaults) the single machine's `KSSC` fit of the same data and seed
+runs first (a row with workers 0, X in memory); every (N, workers) then runs on a fresh
+LocalCluster (processes, 1 thread per worker), its row giving its time over the single
+machine's and the adjusted Rand index of its labels against the single machine's. A thread
+samples every worker's RSS each 0.25 s, and each stage's peak is the largest sample inside
+its window. Afterwards a linear model, seconds = a + b * N per stage, is fitted by least
+squares on the paper setting's 1-worker rows and its predictions printed (docs/scaling.md).
 
     python -m benchmarks.bench_distributed --n 100000 300000 1000000 --workers 1 2
+        --setting paper generic
     python -m benchmarks.bench_distributed --rows results/bench_distributed.csv
     (the model only, from the rows already measured)
 
@@ -22,6 +26,7 @@ import contextlib
 import os
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +34,7 @@ import numpy as np
 from benchmarks.bench_memory import _Resident
 from experiments._checkout import REPO_ROOT as REPO
 from kssc.distributed._spectral import _GUARDS, _TOL  # LOBPCG's extra vectors, tolerance
+from kssc.presets import PAPER_SETTING, preset_params
 from kssc.spectral._multilevel import refine_dtype
 
 STAGES = ("neighbours", "coefficients", "spectral")
@@ -62,9 +68,35 @@ class WorkerMemory(_Resident):
         return max(inside) / 2**30 if inside else float("nan")
 
 
-def run_one(path, y, n, workers, seed):
-    """One fit: a dict of stage seconds, stage peak worker RSS, shuffle bytes, recall, error."""
+# The settings measured: the paper's (kssc.distributed.fit's defaults) and KSSC's defaults.
+SETTINGS = {"paper": {"n_neighbors": 20, **PAPER_SETTING}, "generic": preset_params("generic")}
+
+
+def run_single(path, y, n, setting, seed):
+    """The single machine's fit of the same data and setting (`KSSC`, all cores, X in memory,
+    the IVF search): a row with workers 0, its stage seconds and labels."""
+    from kssc import KSSC, clustering_error
+
+    X = np.load(path)
+    load = os.getloadavg()[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = KSSC(10, **{**SETTINGS[setting], "neighbor_algorithm": "approximate"},
+                     random_state=seed).fit(X)
+    t = model.timings_
+    row = {"setting": setting, "n_samples": n, "workers": 0, "blocks": 0,
+           "load_average": round(load, 1), "error_pct": float(clustering_error(y, model.labels_)),
+           "recall": model.neighbor_recall_, "time_total_s": t["total"],
+           **{f"time_{stage}_s": t[stage] for stage in STAGES}}
+    return row, model.labels_
+
+
+def run_one(path, y, n, workers, setting, seed, single):
+    """One distributed fit: a dict of stage seconds, stage peak worker RSS, shuffle bytes,
+    recall, error, and against the single machine's fit (`single`: its row and labels) the
+    time ratio and the labels' adjusted Rand index."""
     from distributed import Client, LocalCluster
+    from sklearn.metrics import adjusted_rand_score
 
     from kssc import clustering_error
     from kssc import distributed as kd
@@ -76,14 +108,18 @@ def run_one(path, y, n, workers, seed):
         X = kd.read_npy(path, rows_per_block=-(-n // blocks))
         load = os.getloadavg()[0]
         start = time.perf_counter()
-        model = kd.fit(X, 10, neighbor_algorithm="approximate", random_state=seed,
-                       client=client)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = kd.fit(X, 10, **{**SETTINGS[setting], "neighbor_algorithm": "approximate"},
+                           random_state=seed, client=client)
         labels = model.labels_.compute()
     t = model.timings_
     edges = np.cumsum([start, t["neighbours"], t["coefficients"], t["spectral"]])
-    row = {"n_samples": n, "workers": workers, "blocks": blocks, "load_average": round(load, 1),
-           "error_pct": float(clustering_error(y, labels)), "recall": model.neighbor_recall_,
-           "time_total_s": t["total"]}
+    row = {"setting": setting, "n_samples": n, "workers": workers, "blocks": blocks,
+           "load_average": round(load, 1), "error_pct": float(clustering_error(y, labels)),
+           "recall": model.neighbor_recall_, "time_total_s": t["total"],
+           "time_ratio_to_single": t["total"] / single[0]["time_total_s"],
+           "ari_vs_single": adjusted_rand_score(single[1], labels)}
     for stage, a, b in zip(STAGES, edges[:-1], edges[1:], strict=True):
         row[f"time_{stage}_s"] = t[stage]
         row[f"rss_{stage}_gib"] = memory.peak(a, b)
@@ -101,7 +137,7 @@ def fit_model(rows, quantity="time_{}_s"):
     only; a worker's memory holds its share of the blocks. Network time is not modelled:
     `shuffle_bound` gives the bytes each shuffle moves.
     """
-    ones = [r for r in rows if r["workers"] == 1]
+    ones = [r for r in rows if r["workers"] == 1 and r.get("setting", "paper") == "paper"]
     x = np.array([r["n_samples"] for r in ones], dtype=float)
     design = np.column_stack([np.ones_like(x), x])
     return {stage: np.linalg.lstsq(design, np.array([r[quantity.format(stage)] for r in ones]),
@@ -152,6 +188,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, nargs="+", default=[100_000])
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--setting", nargs="+", default=["paper"], choices=list(SETTINGS))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output", type=Path, default=REPO / "results" / "bench_distributed.csv",
                         help="CSV of the measured rows (a sidecar .meta.json beside it)")
@@ -172,15 +209,20 @@ def main(argv=None):
             path = os.path.join(folder, f"X{n}.npy")
             np.save(path, X)
             del X
-            for workers in args.workers:
-                rows.append(run_one(path, y, n, workers, args.seed))
+            for setting in args.setting:
+                single = run_single(path, y, n, setting, args.seed)
+                rows.append(single[0])
                 print(rows[-1], flush=True)
+                for workers in args.workers:
+                    rows.append(run_one(path, y, n, workers, setting, args.seed, single))
+                    print(rows[-1], flush=True)
     frame = pd.DataFrame(rows)
     print(frame.to_string(index=False))
     _produce.write_benchmark(frame, args.output, "bench_distributed",
                              {"n": args.n, "workers": args.workers, "seed": args.seed,
-                              "setting": "kssc.distributed.fit defaults, approximate search, "
-                              "10 clusters"}, started=started, clock=begin)
+                              "settings": args.setting,
+                              "setting": "approximate search, 10 clusters; workers 0: KSSC "
+                              "on one machine"}, started=started, clock=begin)
     if len({r["n_samples"] for r in rows if r["workers"] == 1}) > 1:
         report_model(rows)
 

@@ -71,9 +71,9 @@ def _check_options(n_neighbors, lam, lam_mode, solver, metric, neighbor_algorith
     k = check_n_neighbors(n_neighbors, n)
     if not isinstance(lam, Real) or not lam > 0:
         raise ValueError(f"lam must be a positive number; got {lam!r}.")
-    if lam_mode not in ("absolute", "relative"):
-        raise ValueError(f"lam_mode must be 'absolute' or 'relative' in the distributed fit; "
-                         f"got {lam_mode!r}.")
+    if lam_mode not in ("absolute", "relative", "global"):
+        raise ValueError(f"lam_mode must be 'absolute', 'relative' or 'global'; got "
+                         f"{lam_mode!r}.")
     if solver not in ("relaxed", "exact"):
         raise ValueError(f"solver must be 'relaxed' or 'exact'; got {solver!r}.")
     if metric not in ("euclidean", "abs_cosine"):
@@ -84,6 +84,20 @@ def _check_options(n_neighbors, lam, lam_mode, solver, metric, neighbor_algorith
         raise ValueError("neighbor_algorithm must be 'auto', 'exact' or 'approximate'; got "
                          f"{neighbor_algorithm!r}.")
     return k, neighbor_algorithm
+
+
+_ONLY = {"neighbor_pcs": 0, "n_random": 0, "normalize": True, "threshold": None,
+         "assign_labels": "discretize"}
+
+
+def _check_unsupported(**params):
+    """ValueError naming the first `KSSC` parameter given a value the distributed fit lacks."""
+    for name, value in params.items():
+        only = _ONLY[name]
+        if not (value is None if only is None else (
+                isinstance(value, bool) == isinstance(only, bool) and value == only)):
+            raise ValueError(f"{name}={value!r} is not available in the distributed fit "
+                             f"(only {only!r}); fit on one machine with kssc.KSSC.")
 
 
 def _check_workers(client):
@@ -127,24 +141,28 @@ def _rows_flagged(checked):
 
 
 def fit(X, n_clusters, *, n_neighbors=20, lam=0.1, lam_mode="absolute", solver="relaxed",
-        positive=True, metric="euclidean", neighbor_algorithm="auto", tol=1e-6, max_iter=200,
-        random_state=None, client=None):
+        positive=True, l1_ratio=1.0, metric="euclidean", affinity="symmetric",
+        neighbor_algorithm="auto", tol=1e-6, max_iter=200, neighbor_pcs=0, n_random=0,
+        normalize=True, threshold=None, assign_labels="discretize", random_state=None,
+        client=None):
     """Cluster a row-partitioned dask array with k-SSC; X stays on the workers at every step.
 
-    The paper's k-SSC, not `KSSC`'s defaults: with its defaults this is
+    With its defaults this is the paper's k-SSC,
     ``KSSC(n_clusters, n_neighbors=20, **kssc.presets.PAPER_SETTING)`` (unit-norm points,
     non-negative lasso codes with lam = 0.1 over the 20 nearest neighbours by Euclidean
-    distance of unit vectors, ``W = |Z| + |Z|^T``, N-Cut with Yu and Shi's discretisation), and
-    with exact search it gives that estimator's neighbours, coefficients and partition
-    (tests/kssc/distributed/test_distributed_fit.py). Where ``KSSC()`` differs by default:
-    lam=0.00125 with lam_mode="global" (here: "absolute" or "relative" only), signed codes
-    (``positive=False`` is available here), metric="abs_cosine" (here: exact search only),
-    affinity="max_normalized" (here: "symmetric" only) and max_iter=1000. Not available
-    here: lam_mode="global", `ADMM` solvers, l1_ratio, threshold, normalize=False,
-    metric="l2", candidate sets (lists of n_neighbors, neighbor_pcs, n_random),
-    assign_labels other than "discretize", and n_clusters=None. The eigenvectors come from a
-    distributed LOBPCG (the same invariant subspace as `KSSC`'s ARPACK). docs/scaling.md
-    describes the stages, their shuffles and their measured cost.
+    distance of unit vectors, ``W = |Z| + |Z|^T``, N-Cut with Yu and Shi's discretisation);
+    ``fit(X, n_clusters, **kssc.presets.preset_params("generic"))`` is ``KSSC(n_clusters)``'s
+    defaults (the global penalty scale reduced over every block, max-normalised rows of Z).
+    With exact search either gives the single-machine estimator's neighbours and
+    coefficients, with the IVF search its neighbours for the same seed
+    (tests/kssc/distributed/test_distributed_fit.py). Not available here: `ADMM` solvers
+    (the faces and motion presets), threshold, normalize=False, metric="l2", candidate sets
+    (lists of n_neighbors, neighbor_pcs, n_random), assign_labels other than "discretize",
+    and n_clusters=None: those parameters take only the value that means "none of it". The
+    eigenvectors come from a distributed LOBPCG (the same invariant subspace as `KSSC`'s
+    ARPACK, to the multilevel route's tolerance: where the eigen-gap is small the partition
+    can differ from `KSSC`'s). docs/scaling.md describes the stages, their shuffles and their
+    measured cost.
 
     Parameters
     ----------
@@ -156,14 +174,19 @@ def fit(X, n_clusters, *, n_neighbors=20, lam=0.1, lam_mode="absolute", solver="
         Neighbours each point is coded over; must be < n_samples.
     lam : float, default=0.1
         The l1 weight (`KSSC`'s `lam`).
-    lam_mode : {"absolute", "relative"}, default="absolute"
-        `lam` itself, or a fraction of each point's lambda_max.
+    lam_mode : {"absolute", "relative", "global"}, default="absolute"
+        `lam` itself, a fraction of each point's lambda_max, or of the smallest positive
+        lambda_max over all points (`KSSC`'s default).
     solver : {"relaxed", "exact"}, default="relaxed"
         FISTA on the lasso or LADMPSAP on the exact problem, the single-machine kernels.
     positive : bool, default=True
         Non-negative coefficients.
+    l1_ratio : float in (0, 1], default=1.0
+        The elastic net's mix in the relaxed model (`KSSC`'s `l1_ratio`).
     metric : {"euclidean", "abs_cosine"}, default="euclidean"
         Neighbour similarity of unit vectors.
+    affinity : {"symmetric", "max_normalized"}, default="symmetric"
+        ``W = |Z| + |Z|^T``, or with every row of Z first divided by its largest |entry|.
     neighbor_algorithm : {"auto", "exact", "approximate"}, default="auto"
         Exact search by block pairs (cost n^2), or the single machine's IVF self-join
         (`kssc.IVF()`'s defaults) split by inverted list; "auto" is exact below 50,000
@@ -172,6 +195,17 @@ def fit(X, n_clusters, *, n_neighbors=20, lam=0.1, lam_mode="absolute", solver="
         Solver tolerance.
     max_iter : int, default=200
         Solver iteration cap.
+    neighbor_pcs : int, default=0
+        `KSSC`'s parameter, accepted with the one value supported here (so that a preset's
+        parameters can be passed whole); so are the next four.
+    n_random : int, default=0
+        Random candidates: none here.
+    normalize : bool, default=True
+        The points are always coded as unit rows here.
+    threshold : None, default=None
+        No thresholding of Z's rows here.
+    assign_labels : {"discretize"}, default="discretize"
+        Yu and Shi's discretisation.
     random_state : int, RandomState instance or None, default=None
         Seeds the index (its k-means and recall samples, as `KSSC`'s), the eigensolver's
         start (one seed per block) and the discretisation (the same seed gives the same
@@ -219,16 +253,28 @@ def fit(X, n_clusters, *, n_neighbors=20, lam=0.1, lam_mode="absolute", solver="
     check_n_clusters(n_clusters, n)
     if n_clusters is None:
         raise ValueError("n_clusters must be given in the distributed fit (no eigen-gap).")
+    if isinstance(n_neighbors, (list, tuple, np.ndarray)):
+        raise ValueError(f"n_neighbors={n_neighbors!r}: neighbour views (a list of counts) are "
+                         "not available in the distributed fit; fit on one machine with "
+                         "kssc.KSSC.")
     k, algorithm = _check_options(n_neighbors, lam, lam_mode, solver, metric,
                                   neighbor_algorithm, n)
+    _check_unsupported(neighbor_pcs=neighbor_pcs, n_random=n_random, normalize=normalize,
+                       threshold=threshold, assign_labels=assign_labels)
+    if affinity not in ("symmetric", "max_normalized"):
+        raise ValueError(f"affinity must be 'symmetric' or 'max_normalized'; got {affinity!r}.")
+    if not (isinstance(l1_ratio, Real) and 0 < l1_ratio <= 1) or (
+            l1_ratio != 1 and solver != "relaxed"):
+        raise ValueError(f"l1_ratio must be in (0, 1], and 1 with the exact solver; got "
+                         f"{l1_ratio!r}.")
     if not isinstance(max_iter, Integral) or max_iter < 1:
         raise ValueError(f"max_iter must be a positive integer; got {max_iter!r}.")
     client = client if client is not None else get_client()
     _check_workers(client)
     options = {"lam": lam, "solver": solver, "positive": positive, "lam_mode": lam_mode,
-               "tol": tol, "max_iter": max_iter}
+               "l1_ratio": l1_ratio, "tol": tol, "max_iter": max_iter}
     try:
-        return _fit(client, X, bounds, n_clusters, k, algorithm, metric, options,
+        return _fit(client, X, bounds, n_clusters, k, algorithm, metric, options, affinity,
                     check_random_state(random_state))
     except (CancelledError, KilledWorker) as exc:
         raise RuntimeError(
@@ -239,7 +285,7 @@ def fit(X, n_clusters, *, n_neighbors=20, lam=0.1, lam_mode="absolute", solver="
             "worker if they died for memory.") from exc
 
 
-def _fit(client, X, bounds, n_clusters, k, algorithm, metric, options, rng):
+def _fit(client, X, bounds, n_clusters, k, algorithm, metric, options, affinity, rng):
     """The stages of `fit` on checked arguments."""
     from distributed import wait
 
@@ -263,7 +309,7 @@ def _fit(client, X, bounds, n_clusters, k, algorithm, metric, options, rng):
                     "or tol.",
                     ConvergenceWarning)
     W, degrees, isolated, n_isolated, shuffled["transpose"] = _spectral.affinity(
-        client, indices, coef)
+        client, indices, coef, max_normalized=affinity == "max_normalized")
     if n_isolated:
         warn_degenerate(f"{n_isolated} of {n} point(s) are isolated (no coefficient above 1e-6 "
                         "to or from another point): they are given the largest cluster's "

@@ -19,6 +19,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..spectral._clustering import MULTILEVEL_TOL, scale_entries
 from ..spectral._multilevel import refine_dtype, with_values
+from ..spectral.affinity import max_normalize_rows
 from ..spectral.isolation import isolated_points
 from ..utils._warnings import warn_caller
 from . import _coarse, _eigen
@@ -155,13 +156,17 @@ def assign_block(V, R):
     return labels, Y.T @ V
 
 
-def affinity(client, indices, coef):
+def affinity(client, indices, coef, max_normalized=False):
     """W's row blocks, the blocks of every row's degree (thresholded row sum + 1), the blocks
-    of isolated rows (local indices), their number, and the bytes the transpose moves."""
+    of isolated rows (local indices), their number, and the bytes the transpose moves.
+    `max_normalized`: every row of Z divided by its largest |entry| first (`KSSC`'s
+    affinity="max_normalized", row by row)."""
     n = indices.n_rows
     spans = indices.spans()
     Z = [client.submit(z_block, i, c, n)
          for i, c in zip(indices.futures, coef.futures, strict=True)]
+    if max_normalized:
+        Z = [client.submit(max_normalize_rows, z) for z in Z]
     cut = [client.submit(transpose_pieces, z, start, indices.bounds)
            for z, (start, _) in zip(Z, spans, strict=True)]
     pieces = [[part(client, c, b) for c in cut] for b in range(len(spans))]

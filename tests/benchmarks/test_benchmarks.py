@@ -88,6 +88,21 @@ def test_bench_agreement_writes_both_paths(tmp_path):
     assert (frame["ari_default_vs_exact"] == 1.0).all() and (frame["accuracy_pct"] == 100).all()
 
 
+@pytest.mark.e2e
+def test_bench_distributed_sets_each_fit_beside_the_single_machines(tmp_path):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("distributed")
+    output = tmp_path / "distributed.csv"
+    _load("bench_distributed").main(["--n", "3000", "--workers", "1", "--setting", "paper",
+                                     "generic", "--output", str(output)])
+    frame = pd.read_csv(output)
+    assert list(zip(frame.setting, frame.workers)) == [("paper", 0), ("paper", 1),
+                                                       ("generic", 0), ("generic", 1)]
+    spread = frame[frame.workers == 1]
+    assert (spread.time_ratio_to_single > 0).all() and spread.ari_vs_single.between(-1, 1).all()
+    assert frame.error_pct.between(0, 100).all()
+
+
 def test_distributed_model_recovers_a_linear_cost_and_divides_it_by_workers():
     bench = _load("bench_distributed")
     rows = [{"n_samples": n, "workers": 1, **{f"time_{stage}_s": 2.0 + 3e-5 * n * (i + 1)

@@ -29,6 +29,8 @@ from kssc.distributed import _neighbors as kd_neighbors  # noqa: E402
 from kssc.distributed import _spectral as kd_spectral  # noqa: E402
 from kssc.estimator import PAPER_SETTING  # noqa: E402
 from kssc.neighbors._ann import approximate_search  # noqa: E402
+from kssc.presets import preset_params  # noqa: E402
+from kssc.spectral.affinity import max_normalize_rows  # noqa: E402
 from kssc.utils._validation import normalize_rows  # noqa: E402
 from kssc.spectral._clustering import _normalized_affinity as normalized_affinity  # noqa: E402
 from kssc.spectral.affinity import coefficients_to_sparse  # noqa: E402
@@ -285,6 +287,39 @@ def test_partition_merge_keeps_the_k_best_others_by_score_then_sorts_by_similari
     np.testing.assert_array_equal(indices[0], [5, 3])
     np.testing.assert_array_equal(sims[0], [0.9, 0.85])
     assert indices[1, 0] == 4 and short.tolist() == [1]
+
+
+def test_kssc_defaults_fit_as_on_one_machine(client):
+    # The generic preset is KSSC()'s defaults: signed codes under the global penalty scale
+    # (reduced over the blocks), abs_cosine neighbours, max-normalised rows of Z.
+    X, _ = _data(seed=3)
+    params = {**preset_params("generic"), "random_state": 0}
+    serial = KSSC(3, **params).fit(X)
+    spread = kd.fit(da.from_array(X, chunks=(100, -1)), 3, client=client, **params)
+    np.testing.assert_array_equal(spread.neighbors_.compute(), serial.neighbors_)
+    coef = spread.coefficients_.compute()
+    assert (coef < 0).any()  # the signed model, not the paper's
+    Z = coefficients_to_sparse(spread.neighbors_.compute(), coef, 360)
+    np.testing.assert_allclose(max_normalize_rows(Z).toarray(),
+                               serial.representation_matrix_.toarray(), atol=1e-10)
+    assert clustering_error(serial.labels_, spread.labels_.compute()) == 0.0
+
+
+def test_the_settings_it_lacks_are_refused_by_name(client):
+    X, _ = _data()
+    data = da.from_array(X, chunks=(180, -1))
+    with pytest.raises(ValueError, match="solver must be 'relaxed' or 'exact'"):
+        kd.fit(data, 3, client=client, **preset_params("faces"))
+    with pytest.raises(ValueError, match=r"n_neighbors=\[15, 15\]: neighbour views"):
+        kd.fit(data, 3, client=client, **preset_params("motion"))
+    for name, value in (("neighbor_pcs", 2), ("n_random", 10), ("normalize", False),
+                        ("threshold", 0.7), ("assign_labels", "njw")):
+        with pytest.raises(ValueError, match=f"{name}={value!r} is not available"):
+            kd.fit(data, 3, client=client, **{name: value})
+    with pytest.raises(ValueError, match="affinity must be"):
+        kd.fit(data, 3, client=client, affinity="knn")
+    with pytest.raises(ValueError, match="l1_ratio must be in"):
+        kd.fit(data, 3, client=client, l1_ratio=0.5, solver="exact")
 
 
 def test_bad_input_gets_a_clear_error(client):
