@@ -419,8 +419,9 @@ class AutoKSSC(ProgressMixin, ClusterMixin, BaseEstimator):
         Per candidate: every criterion of `CRITERIA` (NaN for a failed or skipped candidate),
         "time_s", its fit's seconds (a skipped candidate's: on the subsample), "failure":
         None, or "<exception type>: <message>" of a candidate whose fit failed, "screen": its
-        criterion on the subsample (NaN without screening), and "skipped": None, or why it
-        was not fitted on X (it trailed on the subsample).
+        criterion on the subsample (with n_clusters=None its relative eigen-gap; NaN without
+        screening), and "skipped": None, or why it was not fitted on X (it trailed on the
+        subsample).
     n_clusters_ : int
         Number of distinct labels of the chosen candidate.
     n_clusters_confidence_ : float or None
@@ -543,7 +544,7 @@ class AutoKSSC(ProgressMixin, ClusterMixin, BaseEstimator):
         candidate fails on the subsample (the fits on X then say why)."""
         n, size = X.shape[0], self.screen_size
         if (size is None or len(candidates) < 2 or n <= 2 * size
-                or self.criterion not in SCREENED_CRITERIA):
+                or (self.n_clusters is not None and self.criterion not in SCREENED_CRITERIA)):
             return {}, {}, {}
         sample = X[np.sort(check_random_state(seed).choice(n, size, replace=False))]
         with self._stage(f"screening: every candidate on {size} of {n} points"):
@@ -555,14 +556,27 @@ class AutoKSSC(ProgressMixin, ClusterMixin, BaseEstimator):
                 criteria = candidate_criteria(sample, {key: (model.labels_, model.affinity_matrix_)
                                                        for key, model in fitted.items()},
                                               self.subspace_dim, seed)
-        best = best_candidate(criteria, self.criterion)
-        scores = {key: criteria[key][self.criterion] for key in criteria}
-        skipped = {key: (f"screened out: {self.criterion} {scores[key]:.4g} on a {size}-point "
+        best = self._choose(fitted, criteria)
+        if self.n_clusters is None:
+            name = "relative eigen-gap"
+            scores = {key: model.n_clusters_confidence_ for key, model in fitted.items()}
+        else:
+            name = self.criterion
+            scores = {key: criteria[key][self.criterion] for key in criteria}
+        skipped = {key: (f"screened out: {name} {scores[key]:.4g} on a {size}-point "
                          f"subsample against {scores[best]:.4g} for {best!r}")
-                   for key in criteria if key != best}
+                   for key in scores if key != best}
         skipped.update({key: f"screened out: its fit failed on a {size}-point subsample "
                              f"({why})" for key, why in failures.items()})
         return skipped, scores, seconds
+
+    def _choose(self, fitted, criteria):
+        """The candidate kept among the fitted ones: the one `criterion` prefers or, with
+        n_clusters=None, AutoSC's choice (Fan et al., NeurIPS 2022): the affinity whose own
+        number of clusters has the largest relative eigen-gap, so the k with it."""
+        if self.n_clusters is None:
+            return max(fitted, key=lambda key: fitted[key].n_clusters_confidence_)
+        return best_candidate(criteria, self.criterion)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -605,11 +619,7 @@ class AutoKSSC(ProgressMixin, ClusterMixin, BaseEstimator):
                 criteria = candidate_criteria(
                     X, {key: (model.labels_, model.affinity_matrix_)
                         for key, model in fitted.items()}, self.subspace_dim, seed)
-            best = best_candidate(criteria, self.criterion)
-            if self.n_clusters is None:
-                # AutoSC's choice (Fan et al., NeurIPS 2022): the affinity whose own number
-                # of clusters has the largest relative eigen-gap, so the k with it.
-                best = max(fitted, key=lambda key: fitted[key].n_clusters_confidence_)
+            best = self._choose(fitted, criteria)
             self.selection_ = {key: {**criteria.get(key, dict.fromkeys(CRITERIA, np.nan)),
                                      "time_s": seconds.get(key, screened.get(key)),
                                      "failure": failures.get(key),

@@ -67,6 +67,26 @@ def test_a_candidate_trailing_on_the_subsample_is_skipped_and_recorded():
     assert all(entry["skipped"] is None for entry in full.selection_.values())
 
 
+@pytest.mark.filterwarnings("ignore::kssc.DegenerateFitWarning")  # the losing candidate
+@pytest.mark.parametrize("criterion", ["silhouette", "consensus"])
+def test_without_n_clusters_the_screening_ranks_by_the_relative_eigengap(criterion):
+    # AutoKSSC(None) keeps the candidate whose own k has the largest relative eigen-gap: the
+    # subsample ranks them by it too, whatever `criterion` (which then plays no part).
+    X, _, _ = make_subspaces(3, 3, 60, 15, noise=0.02, random_state=1)
+    loser = {"n_neighbors": 2, "lam": 0.9, "lam_mode": "absolute"}
+    auto = AutoKSSC(None, candidates=("generic", loser), criterion=criterion, screen_size=60,
+                    random_state=0).fit(X)
+    kept = auto.selection_[auto.best_candidate_]
+    (skipped,) = [entry for key, entry in auto.selection_.items()
+                  if key != auto.best_candidate_]
+    assert skipped["skipped"].startswith("screened out: relative eigen-gap")
+    assert kept["skipped"] is None and kept["screen"] > skipped["screen"]
+    full = AutoKSSC(None, candidates=("generic", loser), criterion=criterion, screen_size=None,
+                    random_state=0).fit(X)
+    assert full.best_candidate_ == auto.best_candidate_
+    assert auto.n_clusters_confidence_ == auto.best_estimator_.n_clusters_confidence_
+
+
 @pytest.mark.parametrize("criterion", ["consensus", "common_ncut"])
 def test_criteria_that_need_every_fit_screen_nothing(criterion):
     X, _, _ = make_subspaces(3, 3, 60, 15, noise=0.02, random_state=1)
