@@ -45,6 +45,7 @@ from kssc.spectral._clustering import (
     CLEAR_GAP,
     SPECTRUM_FLOOR,
     n_clusters_by_relative_gap,
+    n_clusters_warning,
     relative_eigengap,
 )
 from kssc.utils._suitability import centroid_silhouette, effective_features
@@ -174,7 +175,8 @@ def part_k():
                          "source": cell["source"], "n_samples": X.shape[0], "rule": rule,
                          "true_k": k, "chosen_k": chosen, "right": chosen == k,
                          "confidence": round(conf, 4),
-                         "warned": chosen == 1 or chosen == cap or conf < clear,
+                         "warned": n_clusters_warning(chosen, conf, cap, X.shape[0],
+                                                      clear) is not None,
                          "time_fit_s": round(seconds, 3)})
             print(" ".join(f"{key}={value}" for key, value in rows[-1].items()), flush=True)
     frame = pd.DataFrame(rows)

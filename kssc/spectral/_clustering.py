@@ -379,30 +379,36 @@ def n_clusters_by_relative_gap(eigenvalues, max_clusters, floor=SPECTRUM_FLOOR):
     return best + 2, float(gaps[best])
 
 
+def n_clusters_warning(n_clusters, confidence, max_clusters, n_samples, clear_gap=CLEAR_GAP):
+    """Why the eigen-gap's choice of `n_clusters` (relative eigen-gap `confidence`) deserves
+    a DegenerateFitWarning, or None: a single cluster, a choice at `max_clusters` (when more
+    were possible), or a relative eigen-gap below `clear_gap`."""
+    if n_clusters == 1:
+        return (f"the eigen-gap picked 1 cluster (max_clusters={max_clusters}): every point "
+                "gets label 0. Pass n_clusters if the data has several clusters.")
+    if n_clusters == max_clusters and max_clusters < n_samples - 1:
+        return (f"the eigen-gap picked max_clusters={max_clusters}, the most it may: the data "
+                "may hold more clusters. Raise max_clusters or pass n_clusters.")
+    if confidence < clear_gap:
+        return (f"the eigen-gap picked {n_clusters} clusters without a clear gap: relative "
+                f"eigen-gap {confidence:.2f} (l_{n_clusters + 1} - l_{n_clusters}) / "
+                f"max(l_{n_clusters + 1}, {SPECTRUM_FLOOR} l_max), below {clear_gap}; on the "
+                "real-data panel 9 of the 13 choices below it were wrong. Pass n_clusters if "
+                "you know it.")
+    return None
+
+
 def choose_n_clusters(W, max_clusters=20, random_state=None, *, warn=True):
     """(n_clusters, eigenvalues): the relative eigen-gap choice of `n_clusters_by_relative_gap`
     and the max_clusters + 1 smallest Laplacian eigenvalues behind it (fewer for small W).
-    With `warn`, a DegenerateFitWarning when the choice is a single cluster, sits at
-    `max_clusters`, or has a relative eigen-gap below CLEAR_GAP."""
+    With `warn`, a DegenerateFitWarning when `n_clusters_warning` gives a reason."""
     if min(max_clusters + 1, W.shape[0]) < 2:
         return 1, np.zeros(min(max_clusters + 1, W.shape[0]))
     values = 1.0 - _adjacency_top(W, max_clusters + 1, random_state)
     n_clusters, confidence = n_clusters_by_relative_gap(values, max_clusters)
-    if warn and n_clusters == 1:
-        warn_degenerate(
-            f"the eigen-gap picked 1 cluster (max_clusters={max_clusters}): every point "
-            "gets label 0. Pass n_clusters if the data has several clusters.")
-    elif warn and n_clusters == max_clusters and max_clusters < W.shape[0] - 1:
-        warn_degenerate(
-            f"the eigen-gap picked max_clusters={max_clusters}, the most it may: the data "
-            "may hold more clusters. Raise max_clusters or pass n_clusters.")
-    elif warn and confidence < CLEAR_GAP:
-        warn_degenerate(
-            f"the eigen-gap picked {n_clusters} clusters without a clear gap: relative "
-            f"eigen-gap {confidence:.2f} (l_{n_clusters + 1} - l_{n_clusters}) / "
-            f"max(l_{n_clusters + 1}, {SPECTRUM_FLOOR} l_max), below {CLEAR_GAP}; on the "
-            "real-data panel 9 of the 13 choices below it were wrong. Pass n_clusters if you "
-            "know it.")
+    message = n_clusters_warning(n_clusters, confidence, max_clusters, W.shape[0])
+    if warn and message is not None:
+        warn_degenerate(message)
     return n_clusters, values
 
 
