@@ -526,11 +526,15 @@ _LIVE = _LiveIndex()
 
 
 def merge(*records):
-    """The union of execution records (the tasks of one run)."""
+    """The union of execution records (the tasks of one run, or a resumed run's and the
+    earlier run's whose rows it kept). A name with different digests keeps the first
+    record's: rows computed by code that has changed since stay stale, whatever a later run
+    executed."""
     merged = {"functions": {}, "constants": {}, "data": {}, "packages": {}}
     for one in records:
         for part in merged:
-            merged[part].update((one or {}).get(part) or {})
+            for name, digest in ((one or {}).get(part) or {}).items():
+                merged[part].setdefault(name, digest)
     return {part: dict(sorted(values.items())) for part, values in merged.items()}
 
 

@@ -69,6 +69,21 @@ def test_resuming_rows_with_a_record_merges_both_records(study):
     assert _staleness.other_status(results, "study") == "current"
 
 
+def test_resuming_rows_computed_by_code_changed_since_leaves_the_result_stale(study):
+    results, _, config = study
+    write(results, config)
+    sidecar = results / "study.meta.json"
+    meta = json.loads(sidecar.read_text())
+    meta["executed"]["functions"]["kssc.metrics:clustering_error"] = "0" * 16  # older code
+    sidecar.write_text(json.dumps(meta))
+    earlier = _produce.resumed_from(results / "study.csv")
+    with _executed.tracing():
+        clustering_error([0, 1, 1], [1, 0, 0])  # the resumed run executes today's code
+        _produce.write_resumed_sidecar(results / "study.csv", config, earlier, started=STARTED,
+                                       wall_time=1.0)
+    assert "kssc.metrics:clustering_error changed" in _staleness.other_status(results, "study")
+
+
 def test_resuming_rows_of_unknown_code_leaves_the_result_stale(study):
     results, _, config = study
     pd.DataFrame({"a": [1]}).to_csv(results / "study.csv", index=False)  # no sidecar
