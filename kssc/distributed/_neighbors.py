@@ -31,7 +31,10 @@ from ..neighbors._exact import rescore
 from ..neighbors._ivf_join import InvertedLists, join, nearest_lists
 from ._blocks import RowBlocks, gather_rows, part, shared
 
-RECALL_SAMPLE = 1000
+# The rows (float64) of one partition's database, and of one join task's queries
+# (consecutive blocks), at most: a join task's inputs stay bounded whatever n, and each list's
+# products are cut by as few tasks as that allows.
+_TASK_BYTES = 256 * 2**20
 
 
 def pair_top_k(queries, query_ids, block, start, k, metric):
@@ -136,14 +139,15 @@ def piece_bytes(piece):
     return int(sum(array.nbytes for array in piece))
 
 
-def join_partition(database, queries, n_lists, k1, metric):
+def join_partition(database, n_lists, k1, metric, *pieces):
     """Each query's k1 best rows among the points of one partition's lists that it probes,
     by the single machine's IVF self-join kernel (`kssc.neighbors._ivf_join.join`, float32,
     exactly among those candidates): (query ids, ids, float32 scores, similarities); ids -1
-    (score -inf) where the lists hold fewer. The query itself may be among them (the merge
-    drops it)."""
+    (score -inf) where the lists hold fewer. The queries are the `query_piece`s `pieces`
+    (of consecutive blocks) together. The query itself may be among them (the merge drops
+    it)."""
     db_ids, db, lists = database
-    q_ids, rows, probes = queries
+    q_ids, rows, probes = database_part(*pieces)
     found = np.full((q_ids.size, k1), -1, dtype=np.int64)
     none = np.full(found.shape, -np.inf)
     if not (db_ids.size and q_ids.size):
@@ -193,11 +197,17 @@ def _owner_of_lists(counts, n_parts):
 
 class _Join:
     """The self-join's routing on the cluster: every block's probes at `n_probe`, the owner
-    partition of every list and each partition's database (the database shuffle)."""
+    partition of every list (one partition per worker thread, or more by `_TASK_BYTES`) and
+    each partition's database (the database shuffle)."""
 
     def __init__(self, client, U, centroids, metric):
         self.client, self.U, self.centroids, self.metric = client, U, centroids, metric
-        self.n_lists, self.n_parts = int(centroids.shape[0]), len(U.futures)
+        # One partition per worker thread, more when a partition's rows would exceed
+        # _TASK_BYTES (at most one per block).
+        self.n_lists = int(centroids.shape[0])
+        needed = -(-U.n_rows * centroids.shape[1] * 8 // _TASK_BYTES)
+        self.n_parts = int(min(len(U.futures),
+                               max(1, sum(client.nthreads().values()), needed)))
         self.centroids_future = shared(client, centroids)
         self.n_probe = 0
         self.sizes = []  # futures of the routed pieces' bytes
@@ -223,20 +233,40 @@ class _Join:
         self.databases = [client.submit(database_part, *[row[p] for row in pieces])
                           for p in range(self.n_parts)]
 
-    def search(self, k, block, rows=None):
-        """Future of `merge_partitions` for block `block` (or its local `rows`): one join
-        task per partition, holding one partition's rows and one block's queries."""
-        client = self.client
-        f, (start, stop) = self.U.futures[block], self.U.spans()[block]
+    def search(self, k, blocks, rows=None):
+        """Future of `merge_partitions` for the consecutive blocks `blocks` (or the local
+        `rows` of one block): one join task per partition, holding one partition's rows and
+        those blocks' queries."""
+        client, spans = self.client, self.U.spans()
         results = []
         for p in range(self.n_parts):
-            queries = client.submit(query_piece, f, start, self.probes[block], self.owner, p,
-                                    rows)
+            queries = [client.submit(query_piece, self.U.futures[b], spans[b][0],
+                                     self.probes[b], self.owner, p, rows) for b in blocks]
             if rows is None:
-                self.sizes.append(client.submit(piece_bytes, queries))
-            results.append(client.submit(join_partition, self.databases[p], queries,
-                                         self.n_lists, k + 1, self.metric))
-        return client.submit(merge_partitions, start, stop, k, *results)
+                self.sizes += [client.submit(piece_bytes, piece) for piece in queries]
+            results.append(client.submit(join_partition, self.databases[p], self.n_lists,
+                                         k + 1, self.metric, *queries))
+        return client.submit(merge_partitions, spans[blocks[0]][0], spans[blocks[-1]][1], k,
+                             *results)
+
+
+def query_groups(bounds, dim, budget):
+    """Consecutive blocks (lists of block numbers) whose rows together take at most `budget`
+    bytes as float64 (a block alone when it takes more): a join task's queries."""
+    groups, rows = [[]], 0
+    for b, size in enumerate(np.diff(bounds)):
+        if groups[-1] and (rows + size) * dim * 8 > budget:
+            groups.append([])
+            rows = 0
+        groups[-1].append(b)
+        rows += size
+    return groups
+
+
+def _block_of(merged, a, b):
+    """Rows a..b-1 (local to the merged span) of a `merge_partitions` result."""
+    indices, sims, short = merged
+    return indices[a:b], sims[a:b], short[(short >= a) & (short < b)] - a
 
 
 def _similarities_of(merged, rows):
@@ -249,7 +279,7 @@ def _sample_recall(client, U, joiner, sample, exact, k):
     found = []
     for b in np.unique(owners):
         local = sample[owners == b] - U.bounds[b]
-        found.append(client.submit(_similarities_of, joiner.search(k, b, local), local))
+        found.append(client.submit(_similarities_of, joiner.search(k, [b], local), local))
     return neighbor_recall(np.concatenate(client.gather(found)), exact)
 
 
@@ -285,11 +315,15 @@ def approximate_neighbor_blocks(client, U, k, metric, rng, settings=None):
                     "recall_sample": int(sample.size)}
             joiner.probe(n_probe)
     indices, sims, short = [], [], []
-    for b in range(len(U.futures)):
-        merged = joiner.search(k, b)
-        indices.append(part(client, merged, 0))
-        sims.append(part(client, merged, 1))
-        short.append(part(client, merged, 2))
+    for group in query_groups(U.bounds, dim, _TASK_BYTES):
+        merged = joiner.search(k, group)
+        origin = U.bounds[group[0]]
+        for b in group:
+            piece = client.submit(_block_of, merged, U.bounds[b] - origin,
+                                  U.bounds[b + 1] - origin)
+            indices.append(part(client, piece, 0))
+            sims.append(part(client, piece, 1))
+            short.append(part(client, piece, 2))
     indices, sims = _fill_short(client, U, indices, sims, short, k, metric)
     info = {"algorithm": "ivf", "nlist": n_lists, "nprobe": n_probe, "recall": recall,
             "recall_sample": int(sample.size)}
