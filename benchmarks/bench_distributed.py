@@ -144,12 +144,14 @@ def fit_model(rows, quantity="time_{}_s"):
                                    rcond=None)[0] for stage in STAGES}
 
 
-def shuffle_bound(n, workers, dim=64, k=20, n_probe=20, n_clusters=10):
+def shuffle_bound(n, workers, dim=64, k=20, n_probe=8, n_clusters=10):
     """Upper bounds of each shuffle's bytes for n points on 2 * workers blocks, and of the
     halo LOBPCG moves per iteration (one group per worker; a row of W has at most 2 k
-    entries off the diagonal; LOBPCG's precision at its tolerance): docs/scaling.md."""
-    copies = min(2 * workers, n_probe)
-    return {"rows_by_list": n * ((8 * dim + 16) + copies * (8 * dim + 8 + 8 * n_probe)),
+    entries off the diagonal; LOBPCG's precision at its tolerance): docs/scaling.md. The
+    self-join's partitions: one per worker (a row goes to each one owning a list it
+    probes, int32 list numbers)."""
+    copies = min(workers, n_probe)
+    return {"rows_by_list": n * ((8 * dim + 12) + copies * (8 * dim + 8 + 4 * n_probe)),
             "neighbour_rows": n * k * (8 * dim + 8), "transpose": n * k * 16,
             "eigen_halo per iteration":
                 n * min(workers - 1, 2 * k) * (n_clusters + _GUARDS)
