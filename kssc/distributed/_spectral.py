@@ -289,8 +289,11 @@ def _relabel(labels, isolated, label):
 
 
 def _group_blocks(client, W, degrees):
-    workers = list(client.scheduler_info()["workers"])
-    n_groups = min(len(W.futures), max(1, sum(client.nthreads().values())))
+    # The workers as the scheduler lists them now (the client's cached identity can be
+    # empty: a fit once failed on it with a modulo by zero).
+    threads = client.nthreads()
+    workers = sorted(threads)
+    n_groups = min(len(W.futures), max(1, sum(threads.values())))
     cuts = np.linspace(0, len(W.futures), n_groups + 1).round().astype(int)
     grouped, grouped_degrees = [], []
     for g, (a, b) in enumerate(zip(cuts[:-1], cuts[1:], strict=True)):
