@@ -29,6 +29,7 @@ from ..neighbors._ann import (
 )
 from ..neighbors._exact import rescore
 from ..neighbors._ivf_join import InvertedLists, join, nearest_lists
+from ..neighbors._topk import empty_top_k, update_rows
 from ._blocks import RowBlocks, gather_rows, part, shared
 
 # The rows (float64) of one partition's database, and of one join task's queries
@@ -38,32 +39,37 @@ _TASK_BYTES = 256 * 2**20
 
 
 def pair_top_k(queries, query_ids, block, start, k, metric):
-    """The k best rows of `block` (rows from `start`) for each query, never the query itself.
+    """The k best rows of `block` (rows from `start`) for each query, never the query itself,
+    by the single machine's compiled running top-k (ties: the smaller index).
 
-    Returns (global ids, float32 scores, float64 similarities), each (n_queries, min(k, rows)).
+    Returns (global ids, float32 scores, float64 similarities), each (n_queries, k); ids -1
+    (scores -inf) where the block holds fewer.
     """
     S = queries.astype(np.float32) @ block.astype(np.float32).T
     if metric == "abs_cosine":
         np.abs(S, out=S)
-    local = query_ids - start
-    inside = np.flatnonzero((local >= 0) & (local < block.shape[0]))
-    S[inside, local[inside]] = -np.inf
-    kk = min(k, block.shape[0])
-    found = np.argpartition(S, block.shape[0] - kk, axis=1)[:, block.shape[0] - kk:]
-    sims = rescore(queries, block, found)
+    scores, found = empty_top_k(S.shape[0], k)
+    update_rows(S, np.arange(start, start + block.shape[0]), scores, found, 0,
+                skip=np.asarray(query_ids, dtype=np.int64))
+    valid = found >= 0
+    sims = rescore(queries, block, np.where(valid, found - start, 0))
     if metric == "abs_cosine":
         sims = np.abs(sims)
-    return found + start, np.take_along_axis(S, found, 1), sims
+    scores[~valid] = -np.inf
+    sims[~valid] = -np.inf
+    return found, scores, sims
 
 
 def merge_top_k(k, *parts):
-    """Each query's k best candidates over `parts` by float32 score, sorted by similarity."""
+    """Each query's k best candidates over `parts` by float32 score (ties: the smaller
+    index), sorted by similarity (ties: the smaller index), as the single machine's search
+    keeps and orders them."""
     ids = np.hstack([p[0] for p in parts])
     scores = np.hstack([p[1] for p in parts])
     sims = np.hstack([p[2] for p in parts])
-    best = np.argpartition(-scores, k - 1, axis=1)[:, :k]
+    best = np.lexsort((ids, -scores), axis=1)[:, :k]
     ids, sims = np.take_along_axis(ids, best, 1), np.take_along_axis(sims, best, 1)
-    order = np.argsort(-sims, axis=1, kind="stable")
+    order = np.lexsort((ids, -sims), axis=1)
     return np.take_along_axis(ids, order, 1), np.take_along_axis(sims, order, 1)
 
 
