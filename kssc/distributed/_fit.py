@@ -186,7 +186,7 @@ def fit(X, n_clusters, *, n_neighbors=20, lam=0.1, lam_mode="absolute", solver="
     metric : {"euclidean", "abs_cosine"}, default="euclidean"
         Neighbour similarity of unit vectors.
     affinity : {"symmetric", "max_normalized"}, default="symmetric"
-        ``W = |Z| + |Z|^T``, or with every row of Z first divided by its largest |entry|.
+        ``W = |Z| + |Z|^T``, or with every row of Z first divided by its largest absolute entry.
     neighbor_algorithm : {"auto", "exact", "approximate"}, default="auto"
         Exact search by block pairs (cost n^2), or the single machine's IVF self-join
         (`kssc.IVF()`'s defaults) split by inverted list; "auto" is exact below 50,000

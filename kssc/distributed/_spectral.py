@@ -159,7 +159,7 @@ def assign_block(V, R):
 def affinity(client, indices, coef, max_normalized=False):
     """W's row blocks, the blocks of every row's degree (thresholded row sum + 1), the blocks
     of isolated rows (local indices), their number, and the bytes the transpose moves.
-    `max_normalized`: every row of Z divided by its largest |entry| first (`KSSC`'s
+    `max_normalized`: every row of Z divided by its largest absolute entry first (`KSSC`'s
     affinity="max_normalized", row by row)."""
     n = indices.n_rows
     spans = indices.spans()
