@@ -72,22 +72,32 @@ class WorkerMemory(_Resident):
 SETTINGS = {"paper": {"n_neighbors": 20, **PAPER_SETTING}, "generic": preset_params("generic")}
 
 
+def _params(setting):
+    """The setting's parameters with the IVF search, for both fits."""
+    return {**SETTINGS[setting], "neighbor_algorithm": "approximate"}
+
+
+def _row(setting, n, workers, blocks, load, y, labels, model):
+    """The columns every row has: what ran, the load, the error, the recall, the total."""
+    from kssc import clustering_error
+
+    return {"setting": setting, "n_samples": n, "workers": workers, "blocks": blocks,
+            "load_average": round(load, 1), "error_pct": float(clustering_error(y, labels)),
+            "recall": model.neighbor_recall_, "time_total_s": model.timings_["total"]}
+
+
 def run_single(path, y, n, setting, seed):
     """The single machine's fit of the same data and setting (`KSSC`, all cores, X in memory,
     the IVF search): a row with workers 0, its stage seconds and labels."""
-    from kssc import KSSC, clustering_error
+    from kssc import KSSC
 
     X = np.load(path)
     load = os.getloadavg()[0]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = KSSC(10, **{**SETTINGS[setting], "neighbor_algorithm": "approximate"},
-                     random_state=seed).fit(X)
-    t = model.timings_
-    row = {"setting": setting, "n_samples": n, "workers": 0, "blocks": 0,
-           "load_average": round(load, 1), "error_pct": float(clustering_error(y, model.labels_)),
-           "recall": model.neighbor_recall_, "time_total_s": t["total"],
-           **{f"time_{stage}_s": t[stage] for stage in STAGES}}
+        model = KSSC(10, **_params(setting), random_state=seed).fit(X)
+    row = {**_row(setting, n, 0, 0, load, y, model.labels_, model),
+           **{f"time_{stage}_s": model.timings_[stage] for stage in STAGES}}
     return row, model.labels_
 
 
@@ -98,7 +108,6 @@ def run_one(path, y, n, workers, setting, seed, single):
     from distributed import Client, LocalCluster
     from sklearn.metrics import adjusted_rand_score
 
-    from kssc import clustering_error
     from kssc import distributed as kd
 
     blocks = 2 * workers
@@ -110,14 +119,11 @@ def run_one(path, y, n, workers, setting, seed, single):
         start = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            model = kd.fit(X, 10, **{**SETTINGS[setting], "neighbor_algorithm": "approximate"},
-                           random_state=seed, client=client)
+            model = kd.fit(X, 10, **_params(setting), random_state=seed, client=client)
         labels = model.labels_.compute()
     t = model.timings_
     edges = np.cumsum([start, t["neighbours"], t["coefficients"], t["spectral"]])
-    row = {"setting": setting, "n_samples": n, "workers": workers, "blocks": blocks,
-           "load_average": round(load, 1), "error_pct": float(clustering_error(y, labels)),
-           "recall": model.neighbor_recall_, "time_total_s": t["total"],
+    row = {**_row(setting, n, workers, blocks, load, y, labels, model),
            "time_ratio_to_single": t["total"] / single[0]["time_total_s"],
            "ari_vs_single": adjusted_rand_score(single[1], labels)}
     for stage, a, b in zip(STAGES, edges[:-1], edges[1:], strict=True):
