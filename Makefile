@@ -29,6 +29,7 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[experiments,test,bench,docs]'
+	$(PY) -m kssc compile
 	touch $@
 
 venv: $(STAMP)

@@ -160,6 +160,12 @@ def _parser():
                         help="also save the representation matrix Z (scipy sparse .npz)")
     output.add_argument("--timings", type=str, metavar="PATH.json",
                         help="also save the seconds per stage as JSON")
+    commands.add_parser(
+        "compile", help="compile every kernel into numba's on-disk cache (once, after "
+                        "installing)",
+        description="Run one small fit per numba kernel family, so that numba's on-disk "
+                    "cache holds them all and no later fit waits to compile (about a minute "
+                    "or two the first time).")
     return parser
 
 
@@ -263,6 +269,11 @@ def main(argv=None):
     """Entry point of the ``kssc`` command; returns the exit status."""
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.command == "compile":
+        from ._compile import compile_kernels
+
+        compile_kernels()
+        return 0
     try:
         with one_line_warnings(parser.prog):
             _cluster(args)

@@ -1,0 +1,96 @@
+"""``kssc compile``: every numba kernel family a fit can run, compiled into numba's on-disk
+cache before the first fit.
+
+Each family compiles on first use (the coefficient kernels about half a minute, the ADMM
+kernels of the faces and motion presets about as long again); a fit that meets an uncached
+family says so on stderr and waits. After an install, ``kssc compile`` (or ``python -m kssc
+compile``; ``make venv`` runs it) pays that once: it runs one small fit per family on a
+synthetic union of subspaces, so later fits start at once.
+"""
+
+import sys
+import time
+import warnings
+
+# The small data every step fits: 3 subspaces of dimension 3 in R^12.
+_N_POINTS, _DIM = 300, 12
+
+
+def _data(n, seed):
+    from ..datasets import make_union_of_subspaces
+
+    return make_union_of_subspaces(n, ambient_dim=_DIM, n_subspaces=3, subspace_dims=[3],
+                                   noise=0.01, random_state=seed)[0]
+
+
+def _fit(**params):
+    from .. import KSSC
+
+    return KSSC(3, random_state=0, **params).fit(_data(_N_POINTS, 0))
+
+
+def _approximate():
+    from .. import KSSC
+
+    model = KSSC(3, neighbor_algorithm="approximate", random_state=0).fit(_data(2_000, 1))
+    model.predict(_data(100, 2))
+
+
+def _exact_search():
+    from ..neighbors import nearest_neighbors
+
+    nearest_neighbors(_data(_N_POINTS, 0), 5, block_size=100)  # row and column blocks
+
+
+def _lasso():
+    import numpy as np
+
+    from ..coding import solve_exact_ladmpsap, solve_lasso_fista
+
+    A = _data(11, 3)  # one problem: row 0 over the other 10
+    problem = ((A[1:] @ A[1:].T)[None], (A[1:] @ A[0])[None], np.ones(1), 0.1)
+    solve_lasso_fista(*problem)
+    solve_exact_ladmpsap(*problem)
+
+
+def _ssc():
+    from ..baselines import SSC
+
+    SSC(3).fit(_data(_N_POINTS, 0))
+
+
+def steps():
+    """(family, call) pairs: each call runs small fits that compile one kernel family."""
+    from ..presets import preset_params
+
+    return [
+        ("neighbour search, FISTA coefficients, predict", lambda: _fit().predict(_data(50, 4))),
+        ("IVF self-join and its predict", _approximate),
+        ("exact solver (LADMPSAP)", lambda: _fit(solver="exact")),
+        ("faces preset (ADMM)", lambda: _fit(**preset_params("faces"))),
+        ("motion preset", lambda: _fit(**preset_params("motion"))),
+        ("KSSC defaults (global penalty)", lambda: _fit(**preset_params("generic"))),
+        ("blocked exact search", _exact_search),
+        ("batched lasso solvers", _lasso),
+        ("SSC baseline", _ssc),
+    ]
+
+
+def compile_kernels(stream=None):
+    """Run every step of `steps`, one line on `stream` (default: stderr) each; returns the
+    total seconds."""
+    stream = sys.stderr if stream is None else stream
+    start = time.perf_counter()
+    todo = steps()
+    print(f"kssc compile: {len(todo)} kernel families into numba's on-disk cache (about a "
+          "minute or two the first time, seconds once cached)", file=stream, flush=True)
+    for family, call in todo:
+        began = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # convergence and size notes on toy data
+            call()
+        print(f"kssc compile: {family}: {time.perf_counter() - began:.1f} s", file=stream,
+              flush=True)
+    total = time.perf_counter() - start
+    print(f"kssc compile: every kernel family cached in {total:.1f} s", file=stream, flush=True)
+    return total
