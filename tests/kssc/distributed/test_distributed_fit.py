@@ -4,6 +4,7 @@ import os
 import signal
 import threading
 import time
+import warnings
 from types import SimpleNamespace
 
 import numpy as np
@@ -148,6 +149,33 @@ def test_rayleigh_ritz_solves_the_generalised_eigenproblem():
     np.testing.assert_allclose(values, reference, rtol=1e-10)
     np.testing.assert_allclose(C.T @ G @ C, np.eye(3), atol=1e-10)
     np.testing.assert_allclose(H @ C, G @ C * values, atol=1e-8)
+
+
+def test_rayleigh_ritz_drops_a_direction_float32_cannot_tell_apart():
+    # Two columns of S equal up to 1e-5 (about float32's rounding of a Gram entry): their
+    # Gram eigenvalue, about 1e-10 of the largest, is noise for a float32 iterate.
+    rng = np.random.RandomState(0)
+    S = rng.randn(50, 4)
+    S[:, 3] = S[:, 2] + 1e-5 * rng.randn(50)
+    A = rng.randn(50, 50)
+    G, H = S.T @ S, S.T @ (A + A.T) @ S
+    assert _eigen.cutoff(np.float64) == _eigen._CUTOFF
+    assert _eigen.rayleigh_ritz(G, H, 4, _eigen.cutoff(np.float64))[1].shape[1] == 4
+    values, C = _eigen.rayleigh_ritz(G, H, 4, _eigen.cutoff(np.float32))
+    assert C.shape[1] == 3
+    np.testing.assert_allclose(C.T @ G @ C, np.eye(3), atol=1e-8)
+
+
+def test_noisy_union_fits_without_the_float32_iterate_diverging(client):
+    # Noise 0.5 on 5- and 6-dimensional subspaces in R^30: the eigen-gap is small, LOBPCG
+    # runs 40 iterations and, keeping directions below float32's precision, reached inf.
+    X, _ = make_union_of_subspaces(3000, ambient_dim=30, n_subspaces=10, subspace_dims=[5, 6],
+                                   noise=0.5, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # convergence notes: the data are nearly noise
+        labels = kd.fit(da.from_array(X, chunks=(750, 30)), 10, random_state=0,
+                        client=client).labels_.compute()
+    assert labels.shape == (3000,) and set(np.unique(labels)) <= set(range(10))
 
 
 def test_lobpcg_on_row_blocks_matches_arpack_on_the_ncut_matrix(client):
