@@ -63,6 +63,17 @@ def shared(client, value):
     return client.submit(_value, value)
 
 
+def placements(client, n):
+    """`client.submit` keywords for n families of tasks, family i on the i-th worker thread
+    in turn: where the scheduler chose by the inputs' bytes, two partitions' joins landed on
+    one worker and ran in turn while the other idled (docs/scaling.md). A preference only:
+    another worker runs them when that one is gone."""
+    slots = [address for address, threads in sorted(client.nthreads().items())
+             for _ in range(threads)]
+    return [{"workers": [slots[i % len(slots)]], "allow_other_workers": True}
+            for i in range(n)]
+
+
 def part(client, future, i):
     """Future of item `i` of a task's tuple or list output, computed where it lives."""
     return client.submit(operator.getitem, future, i)

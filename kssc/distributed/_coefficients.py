@@ -10,19 +10,22 @@ with the single machine's weight.
 """
 
 import numpy as np
+from joblib import cpu_count
 
 from .._predict import global_weight
-from ..coding.representation import kssc_coefficients
-from ._blocks import RowBlocks, part, split_by_owner, take_rows
+from ..coding.representation import kssc_coefficients, numba_threads
+from ._blocks import RowBlocks, part, placements, take_rows
 
 
 def local_problem(own, start, indices, *gathered):
     """The block's own unit rows followed by the gathered ones, and its neighbour indices
-    re-indexed into them. `gathered` are (ids, rows) pairs from the owner blocks."""
-    ids = np.concatenate([np.arange(start, start + own.shape[0])] + [g[0] for g in gathered])
+    re-indexed into them. `gathered` are (ids, rows) pairs from the owner blocks in block
+    order, each's ids ascending (`_request`), so all their ids are ascending."""
+    ids = np.concatenate([np.empty(0, dtype=np.int64)] + [g[0] for g in gathered])
     rows = np.concatenate([own] + [g[1] for g in gathered])
-    order = np.argsort(ids, kind="stable")
-    return rows, order[np.searchsorted(ids, indices, sorter=order)]
+    inside = (indices >= start) & (indices < start + own.shape[0])
+    return rows, np.where(inside, indices - start,
+                          own.shape[0] + np.searchsorted(ids, indices))
 
 
 def block_scale(problem, positive):
@@ -35,17 +38,22 @@ def block_scale(problem, positive):
 def solve_block(problem, options, weight=None):
     """Code the block's points over their neighbours: (coef, n_iter, points not converged).
     The block's own rows come first in the local array, so kssc_coefficients codes them
-    alone; `weight`, the global penalty's weight, fixes every point's."""
+    alone; `weight`, the global penalty's weight, fixes every point's. numba's threads: the
+    worker's share of the cores (`kssc.distributed._worker_tuning`)."""
     rows, local = problem
     lam_rows = None if weight is None else np.full(local.shape[0], weight)
-    coef, n_iter, converged = kssc_coefficients(rows, local, **options, lam_rows=lam_rows)
+    with numba_threads(cpu_count()):
+        coef, n_iter, converged = kssc_coefficients(rows, local, **options, lam_rows=lam_rows)
     return coef, n_iter, int((~converged).sum())
 
 
 def _request(indices, bounds, start, stop):
-    """Neighbour ids a block needs from every block (its own rows excluded)."""
-    ids = indices.ravel()
-    return split_by_owner(ids[(ids < start) | (ids >= stop)], bounds)
+    """Neighbour ids a block needs from every block, ascending (its own rows excluded): a
+    mask over all rows, not a sort of the n_b * k ids."""
+    needed = np.zeros(bounds[-1], dtype=bool)
+    needed[indices.ravel()] = True
+    needed[start:stop] = False
+    return [np.flatnonzero(needed[a:b]) + a for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
 
 
 def _with_ids(block, ids, start):
@@ -61,6 +69,7 @@ def coefficients(client, U, indices, options):
     bytes of neighbour rows moved between blocks)."""
     problems, moved = [], []
     spans = U.spans()
+    homes = placements(client, len(spans))  # block b's problem and solve
     for b, (start, stop) in enumerate(spans):
         wanted = client.submit(_request, indices.futures[b], U.bounds, start, stop)
         gathered = []
@@ -70,15 +79,15 @@ def coefficients(client, U, indices, options):
                                               c_start))
         moved += [client.submit(_bytes, g) for g in gathered]
         problems.append(client.submit(local_problem, U.futures[b], start, indices.futures[b],
-                                      *gathered))
+                                      *gathered, **homes[b]))
     weight = None
     if options["lam_mode"] == "global":
         scales = client.gather([client.submit(block_scale, p, options["positive"])
                                 for p in problems])
         weight = options["lam"] * min(scales)
     coef, n_iter, missed = [], [], []
-    for problem in problems:
-        solved = client.submit(solve_block, problem, options, weight)
+    for problem, home in zip(problems, homes, strict=True):
+        solved = client.submit(solve_block, problem, options, weight, **home)
         coef.append(part(client, solved, 0))
         n_iter.append(part(client, solved, 1))
         missed.append(part(client, solved, 2))

@@ -11,6 +11,7 @@ from ..estimator import APPROXIMATE_FROM
 from ..utils._validation import check_n_clusters, check_n_neighbors, warn_degenerate
 from ..utils._warnings import warn_caller
 from . import _coefficients, _neighbors, _spectral
+from ._worker_tuning import tuned_workers
 from ._blocks import RowBlocks, check_dask_array, part, unit_block
 
 # The least memory_limit a worker may have. A worker process that has run a fit holds about
@@ -274,8 +275,9 @@ def fit(X, n_clusters, *, n_neighbors=20, lam=0.1, lam_mode="absolute", solver="
     options = {"lam": lam, "solver": solver, "positive": positive, "lam_mode": lam_mode,
                "l1_ratio": l1_ratio, "tol": tol, "max_iter": max_iter}
     try:
-        return _fit(client, X, bounds, n_clusters, k, algorithm, metric, options, affinity,
-                    check_random_state(random_state))
+        with tuned_workers(client):
+            return _fit(client, X, bounds, n_clusters, k, algorithm, metric, options,
+                        affinity, check_random_state(random_state))
     except (CancelledError, KilledWorker) as exc:
         raise RuntimeError(
             f"the distributed fit lost its workers ({type(exc).__name__}: {exc}). Workers "

@@ -30,7 +30,7 @@ from ..neighbors._ann import (
 from ..neighbors._exact import rescore
 from ..neighbors._ivf_join import InvertedLists, join, nearest_lists
 from ..neighbors._topk import empty_top_k, update_rows
-from ._blocks import RowBlocks, gather_rows, part, shared
+from ._blocks import RowBlocks, gather_rows, part, placements, shared
 
 # The rows (float64) of one partition's database, and of one join task's queries
 # (consecutive blocks), at most: a join task's inputs stay bounded whatever n, and each list's
@@ -158,7 +158,8 @@ def join_partition(database, n_lists, k1, metric, *pieces):
     none = np.full(found.shape, -np.inf)
     if not (db_ids.size and q_ids.size):
         return q_ids, found, none.astype(np.float32), none
-    X32 = np.concatenate([db, rows]).astype(np.float32)
+    X32 = np.empty((db_ids.size + q_ids.size, db.shape[1]), dtype=np.float32)
+    X32[:db_ids.size], X32[db_ids.size:] = db, rows
     local = join(X32, InvertedLists(lists, n_lists), db_ids.size + np.arange(q_ids.size),
                  probes, k1, metric)
     valid = local >= 0
@@ -169,6 +170,13 @@ def join_partition(database, n_lists, k1, metric, *pieces):
     sims[~valid] = -np.inf
     found[valid] = db_ids[local[valid]]
     return q_ids, found, sims.astype(np.float32), sims
+
+
+def queries_between(result, start, stop):
+    """The rows of a `join_partition` result (its query ids ascending) for the queries
+    start..stop-1."""
+    a, b = np.searchsorted(result[0], [start, stop])
+    return tuple(array[a:b] for array in result)
 
 
 def merge_partitions(start, stop, k, *results):
@@ -215,6 +223,7 @@ class _Join:
         self.n_parts = int(min(len(U.futures),
                                max(1, sum(client.nthreads().values()), needed)))
         self.centroids_future = shared(client, centroids)
+        self.homes = placements(client, self.n_parts)  # partition p's database and joins
         self.n_probe = 0
         self.sizes = []  # futures of the routed pieces' bytes
 
@@ -236,13 +245,15 @@ class _Join:
                   for f, (start, _), probes in zip(self.U.futures, self.U.spans(), self.probes,
                                                    strict=True)]
         self.sizes += [client.submit(piece_bytes, piece) for row in pieces for piece in row]
-        self.databases = [client.submit(database_part, *[row[p] for row in pieces])
+        self.databases = [client.submit(database_part, *[row[p] for row in pieces],
+                                        **self.homes[p])
                           for p in range(self.n_parts)]
 
     def search(self, k, blocks, rows=None):
-        """Future of `merge_partitions` for the consecutive blocks `blocks` (or the local
-        `rows` of one block): one join task per partition, holding one partition's rows and
-        those blocks' queries."""
+        """Futures of `merge_partitions`, one per block of the consecutive blocks `blocks`
+        (or for the local `rows` of one block): one join task per partition, holding one
+        partition's rows and those blocks' queries; one merge per block, so the merges run
+        on every worker."""
         client, spans = self.client, self.U.spans()
         results = []
         for p in range(self.n_parts):
@@ -251,9 +262,13 @@ class _Join:
             if rows is None:
                 self.sizes += [client.submit(piece_bytes, piece) for piece in queries]
             results.append(client.submit(join_partition, self.databases[p], self.n_lists,
-                                         k + 1, self.metric, *queries))
-        return client.submit(merge_partitions, spans[blocks[0]][0], spans[blocks[-1]][1], k,
-                             *results)
+                                         k + 1, self.metric, *queries, **self.homes[p]))
+        merged = []
+        for b in blocks:
+            start, stop = spans[b]
+            pieces = [client.submit(queries_between, result, start, stop) for result in results]
+            merged.append(client.submit(merge_partitions, start, stop, k, *pieces))
+        return merged
 
 
 def query_groups(bounds, dim, budget):
@@ -269,12 +284,6 @@ def query_groups(bounds, dim, budget):
     return groups
 
 
-def _block_of(merged, a, b):
-    """Rows a..b-1 (local to the merged span) of a `merge_partitions` result."""
-    indices, sims, short = merged
-    return indices[a:b], sims[a:b], short[(short >= a) & (short < b)] - a
-
-
 def _similarities_of(merged, rows):
     return merged[1][rows]
 
@@ -285,7 +294,7 @@ def _sample_recall(client, U, joiner, sample, exact, k):
     found = []
     for b in np.unique(owners):
         local = sample[owners == b] - U.bounds[b]
-        found.append(client.submit(_similarities_of, joiner.search(k, [b], local), local))
+        found.append(client.submit(_similarities_of, joiner.search(k, [b], local)[0], local))
     return neighbor_recall(np.concatenate(client.gather(found)), exact)
 
 
@@ -322,14 +331,10 @@ def approximate_neighbor_blocks(client, U, k, metric, rng, settings=None):
             joiner.probe(n_probe)
     indices, sims, short = [], [], []
     for group in query_groups(U.bounds, dim, _TASK_BYTES):
-        merged = joiner.search(k, group)
-        origin = U.bounds[group[0]]
-        for b in group:
-            piece = client.submit(_block_of, merged, U.bounds[b] - origin,
-                                  U.bounds[b + 1] - origin)
-            indices.append(part(client, piece, 0))
-            sims.append(part(client, piece, 1))
-            short.append(part(client, piece, 2))
+        for merged in joiner.search(k, group):
+            indices.append(part(client, merged, 0))
+            sims.append(part(client, merged, 1))
+            short.append(part(client, merged, 2))
     indices, sims = _fill_short(client, U, indices, sims, short, k, metric)
     info = {"algorithm": "ivf", "nlist": n_lists, "nprobe": n_probe, "recall": recall,
             "recall_sample": int(sample.size)}
