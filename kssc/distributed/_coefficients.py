@@ -1,12 +1,14 @@
-"""Distributed coefficient step: each block gathers its neighbours' rows, then codes its points.
+"""Distributed coefficient step: each group of blocks gathers its neighbours' rows, then codes
+its points.
 
-The neighbour rows a block needs are requested from the blocks that hold them (the second
-shuffle: at most n_b * k rows for a block of n_b points); the block then calls the
-single-machine kernel `kssc.coding.representation.kssc_coefficients` on its own rows followed by
-the gathered ones, with the neighbour indices re-indexed into that local array. With
-lam_mode="global" the penalty's scale, the smallest positive lambda_max over all points, is
-reduced over the blocks first (each block's from its local array), so every block codes
-with the single machine's weight.
+Consecutive blocks form one group per worker thread. The neighbour rows a group needs are
+requested from the blocks outside it that hold them (the second shuffle: at most n_g * k rows
+for a group of n_g points); the group then calls the single-machine kernel
+`kssc.coding.representation.kssc_coefficients` on its own rows followed by the gathered
+ones, with the neighbour indices re-indexed into that local array. With lam_mode="global"
+the penalty's scale, the smallest positive lambda_max over all points, is reduced over the
+groups first (each group's from its local array), so every point is coded with the single
+machine's weight.
 """
 
 import numpy as np
@@ -18,7 +20,7 @@ from ._blocks import RowBlocks, part, placements, take_rows
 
 
 def local_problem(own, start, indices, *gathered):
-    """The block's own unit rows followed by the gathered ones, and its neighbour indices
+    """A group's own unit rows followed by the gathered ones, and its neighbour indices
     re-indexed into them. `gathered` are (ids, rows) pairs from the owner blocks in block
     order, each's ids ascending (`_request`), so all their ids are ascending."""
     ids = np.concatenate([np.empty(0, dtype=np.int64)] + [g[0] for g in gathered])
@@ -29,15 +31,15 @@ def local_problem(own, start, indices, *gathered):
 
 
 def block_scale(problem, positive):
-    """The smallest positive lambda_max of the block's points (1 when none is positive, as
+    """The smallest positive lambda_max of the group's points (1 when none is positive, as
     `kssc.coding.representation.penalty`; the rows are unit, so every lambda_max is <= 1)."""
     rows, local = problem
     return global_weight(rows, local, 1.0, positive)
 
 
 def solve_block(problem, options, weight=None):
-    """Code the block's points over their neighbours: (coef, n_iter, points not converged).
-    The block's own rows come first in the local array, so kssc_coefficients codes them
+    """Code a group's points over their neighbours: (coef, n_iter, points not converged).
+    The group's own rows come first in the local array, so kssc_coefficients codes them
     alone; `weight`, the global penalty's weight, fixes every point's. numba's threads: the
     worker's share of the cores (`kssc.distributed._worker_tuning`)."""
     rows, local = problem
@@ -48,8 +50,8 @@ def solve_block(problem, options, weight=None):
 
 
 def _request(indices, bounds, start, stop):
-    """Neighbour ids a block needs from every block, ascending (its own rows excluded): a
-    mask over all rows, not a sort of the n_b * k ids."""
+    """Neighbour ids a group (rows start..stop-1) needs from every block, ascending, its own
+    rows excluded: by a mask over all rows, not a sort of the n_g * k ids."""
     needed = np.zeros(bounds[-1], dtype=bool)
     needed[indices.ravel()] = True
     needed[start:stop] = False
@@ -64,32 +66,63 @@ def _bytes(pair):
     return pair[0].nbytes + pair[1].nbytes
 
 
-def coefficients(client, U, indices, options):
+def _stack(*blocks):
+    return np.concatenate(blocks)
+
+
+def _rows_of(array, a, b):
+    return array[a:b]
+
+
+def coefficient_groups(bounds, k, n_threads):
+    """The blocks of `bounds` in consecutive groups, one per worker thread, when no group's
+    problem can then be larger than a block's alone (its rows and their k neighbours', at
+    most all n rows); else one group per block."""
+    sizes, n = np.diff(bounds), int(bounds[-1])
+    groups = np.array_split(np.arange(sizes.size), min(sizes.size, max(1, n_threads)))
+    largest = min(n, int(sizes.max()) * (k + 1))
+    if any(min(n, int(sizes[g].sum()) * (k + 1)) > largest for g in groups):
+        return [np.array([b]) for b in range(sizes.size)]
+    return groups
+
+
+def coefficients(client, U, indices, k, options):
     """Coefficients of every point: (coef RowBlocks, n_iter RowBlocks, points not converged,
-    bytes of neighbour rows moved between blocks)."""
-    problems, moved = [], []
+    bytes of neighbour rows moved between blocks).
+
+    The blocks are coded in `coefficient_groups`, each on its worker thread (`placements`):
+    where points are in random order each block's problem holds nearly every row, and a
+    group of blocks gathers the rows outside it once, not once per block (at 2 blocks per
+    worker, half the bytes moved and copied)."""
     spans = U.spans()
-    homes = placements(client, len(spans))  # block b's problem and solve
-    for b, (start, stop) in enumerate(spans):
-        wanted = client.submit(_request, indices.futures[b], U.bounds, start, stop)
-        gathered = []
-        for c, (c_start, _) in enumerate(spans):
-            if c != b:
-                gathered.append(client.submit(_with_ids, U.futures[c], part(client, wanted, c),
-                                              c_start))
+    groups = coefficient_groups(U.bounds, k, sum(client.nthreads().values()))
+    homes = placements(client, len(groups))
+    problems, moved = [], []
+    for group, home in zip(groups, homes, strict=True):
+        a, b = int(group[0]), int(group[-1]) + 1
+        start, stop = int(U.bounds[a]), int(U.bounds[b])
+        own, near = U.futures[a], indices.futures[a]
+        if b - a > 1:
+            own = client.submit(_stack, *U.futures[a:b], **home)
+            near = client.submit(_stack, *indices.futures[a:b], **home)
+        wanted = client.submit(_request, near, U.bounds, start, stop, **home)
+        gathered = [client.submit(_with_ids, U.futures[c], part(client, wanted, c), c_start)
+                    for c, (c_start, _) in enumerate(spans) if not a <= c < b]
         moved += [client.submit(_bytes, g) for g in gathered]
-        problems.append(client.submit(local_problem, U.futures[b], start, indices.futures[b],
-                                      *gathered, **homes[b]))
+        problems.append(client.submit(local_problem, own, start, near, *gathered, **home))
     weight = None
     if options["lam_mode"] == "global":
         scales = client.gather([client.submit(block_scale, p, options["positive"])
                                 for p in problems])
         weight = options["lam"] * min(scales)
     coef, n_iter, missed = [], [], []
-    for problem, home in zip(problems, homes, strict=True):
+    for problem, group, home in zip(problems, groups, homes, strict=True):
         solved = client.submit(solve_block, problem, options, weight, **home)
-        coef.append(part(client, solved, 0))
-        n_iter.append(part(client, solved, 1))
         missed.append(part(client, solved, 2))
+        origin = U.bounds[group[0]]
+        for c in group:
+            lo, hi = int(U.bounds[c] - origin), int(U.bounds[c + 1] - origin)
+            coef.append(client.submit(_rows_of, part(client, solved, 0), lo, hi))
+            n_iter.append(client.submit(_rows_of, part(client, solved, 1), lo, hi))
     return (RowBlocks(coef, U.bounds), RowBlocks(n_iter, U.bounds), sum(client.gather(missed)),
             sum(client.gather(moved)))

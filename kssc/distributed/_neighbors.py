@@ -36,6 +36,8 @@ from ._blocks import RowBlocks, gather_rows, part, placements, shared
 # (consecutive blocks), at most: a join task's inputs stay bounded whatever n, and each list's
 # products are cut by as few tasks as that allows.
 _TASK_BYTES = 256 * 2**20
+# The float32 products of one exact (query, block) pair computed at a time.
+_PAIR_BYTES = 64 * 2**20
 
 
 def pair_top_k(queries, query_ids, block, start, k, metric):
@@ -45,12 +47,16 @@ def pair_top_k(queries, query_ids, block, start, k, metric):
     Returns (global ids, float32 scores, float64 similarities), each (n_queries, k); ids -1
     (scores -inf) where the block holds fewer.
     """
-    S = queries.astype(np.float32) @ block.astype(np.float32).T
-    if metric == "abs_cosine":
-        np.abs(S, out=S)
-    scores, found = empty_top_k(S.shape[0], k)
-    update_rows(S, np.arange(start, start + block.shape[0]), scores, found, 0,
-                skip=np.asarray(query_ids, dtype=np.int64))
+    Q = queries.astype(np.float32)
+    skip = np.asarray(query_ids, dtype=np.int64)
+    scores, found = empty_top_k(Q.shape[0], k)
+    width = max(k, _PAIR_BYTES // (4 * max(1, Q.shape[0])))
+    for c in range(0, block.shape[0], width):
+        S = Q @ block[c:c + width].astype(np.float32).T
+        if metric == "abs_cosine":
+            np.abs(S, out=S)
+        update_rows(S, np.arange(start + c, start + c + S.shape[1]), scores, found, 0,
+                    skip=skip)
     valid = found >= 0
     sims = rescore(queries, block, np.where(valid, found - start, 0))
     if metric == "abs_cosine":
@@ -153,18 +159,24 @@ def join_partition(database, n_lists, k1, metric, *pieces):
     (of consecutive blocks) together. The query itself may be among them (the merge drops
     it)."""
     db_ids, db, lists = database
-    q_ids, rows, probes = database_part(*pieces)
+    q_ids = np.concatenate([piece[0] for piece in pieces])
+    probes = np.concatenate([piece[2] for piece in pieces])
     found = np.full((q_ids.size, k1), -1, dtype=np.int64)
     none = np.full(found.shape, -np.inf)
     if not (db_ids.size and q_ids.size):
         return q_ids, found, none.astype(np.float32), none
+    # The float32 database then queries, filled piece by piece (no float64 copy of them).
     X32 = np.empty((db_ids.size + q_ids.size, db.shape[1]), dtype=np.float32)
-    X32[:db_ids.size], X32[db_ids.size:] = db, rows
+    X32[:db_ids.size] = db
+    ends = db_ids.size + np.cumsum([piece[0].size for piece in pieces])
+    for piece, end in zip(pieces, ends, strict=True):
+        X32[end - piece[0].size:end] = piece[1]
     local = join(X32, InvertedLists(lists, n_lists), db_ids.size + np.arange(q_ids.size),
                  probes, k1, metric)
     valid = local >= 0
     safe = np.where(valid, local, 0)
-    sims = rescore(rows, db, safe)
+    sims = np.concatenate([rescore(piece[1], db, safe[end - piece[0].size:end])
+                           for piece, end in zip(pieces, ends - db_ids.size, strict=True)])
     if metric == "abs_cosine":
         sims = np.abs(sims)
     sims[~valid] = -np.inf
@@ -179,23 +191,23 @@ def queries_between(result, start, stop):
     return tuple(array[a:b] for array in result)
 
 
-def merge_partitions(start, stop, k, *results):
-    """Per point of rows start..stop-1: the k best other points by float32 score over every
-    partition's candidates (ties: the smaller index, as the single machine's join keeps
-    them), sorted by similarity (ties: the smaller index).
+def merge_partitions(ids, k, *results):
+    """Per point of `ids` (ascending: a block's rows, or a sample of them): the k best other
+    points by float32 score over every partition's candidates (ties: the smaller index, as
+    the single machine's join keeps them), sorted by similarity (ties: the smaller index).
 
-    Returns (indices, similarities, local rows left with fewer than k candidates).
+    Returns (indices, similarities, positions in `ids` left with fewer than k candidates).
     """
-    n, width = stop - start, sum(r[1].shape[1] for r in results)
+    n, width = ids.size, sum(r[1].shape[1] for r in results)
     cand = np.full((n, width), -1, dtype=np.int64)
     scores = np.full((n, width), -np.inf, dtype=np.float32)
     sims = np.full((n, width), -np.inf)
     at = 0
     for q_ids, found, found_scores, found_sims in results:
-        rows, cols = q_ids - start, slice(at, at + found.shape[1])
+        rows, cols = np.searchsorted(ids, q_ids), slice(at, at + found.shape[1])
         cand[rows, cols], scores[rows, cols], sims[rows, cols] = found, found_scores, found_sims
         at += found.shape[1]
-    scores[(cand < 0) | (cand == np.arange(start, stop)[:, None])] = -np.inf
+    scores[(cand < 0) | (cand == ids[:, None])] = -np.inf
     best = np.lexsort((cand, -scores), axis=1)[:, :k]
     cand, sims = np.take_along_axis(cand, best, 1), np.take_along_axis(sims, best, 1)
     short = np.flatnonzero(~np.isfinite(np.take_along_axis(scores, best, 1)).all(axis=1))
@@ -266,8 +278,9 @@ class _Join:
         merged = []
         for b in blocks:
             start, stop = spans[b]
+            ids = np.arange(start, stop) if rows is None else start + np.asarray(rows)
             pieces = [client.submit(queries_between, result, start, stop) for result in results]
-            merged.append(client.submit(merge_partitions, start, stop, k, *pieces))
+            merged.append(client.submit(merge_partitions, ids, k, *pieces))
         return merged
 
 
@@ -284,8 +297,8 @@ def query_groups(bounds, dim, budget):
     return groups
 
 
-def _similarities_of(merged, rows):
-    return merged[1][rows]
+def _similarities_of(merged):
+    return merged[1]
 
 
 def _sample_recall(client, U, joiner, sample, exact, k):
@@ -294,7 +307,7 @@ def _sample_recall(client, U, joiner, sample, exact, k):
     found = []
     for b in np.unique(owners):
         local = sample[owners == b] - U.bounds[b]
-        found.append(client.submit(_similarities_of, joiner.search(k, [b], local)[0], local))
+        found.append(client.submit(_similarities_of, joiner.search(k, [b], local)[0]))
     return neighbor_recall(np.concatenate(client.gather(found)), exact)
 
 

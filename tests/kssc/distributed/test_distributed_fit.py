@@ -324,11 +324,16 @@ def test_partition_merge_keeps_the_k_best_others_by_score_then_sorts_by_similari
     second = (np.array([10]), np.array([[3, -1, -1]]),
               np.array([[0.9, -np.inf, -np.inf]], dtype=np.float32),
               np.array([[0.85, -np.inf, -np.inf]]))
-    indices, sims, short = kd_neighbors.merge_partitions(10, 12, k1 - 1, first, second)
+    indices, sims, short = kd_neighbors.merge_partitions(np.arange(10, 12), k1 - 1, first,
+                                                         second)
     # The tie kept the smaller indices (3 and 5, not 7), then the similarity ordered them.
     np.testing.assert_array_equal(indices[0], [5, 3])
     np.testing.assert_array_equal(sims[0], [0.9, 0.85])
     assert indices[1, 0] == 4 and short.tolist() == [1]
+    # A sample of the rows (the recall's): only its points, in its order.
+    only = [kd_neighbors.queries_between(r, 11, 12) for r in (first, second)]
+    indices, sims, short = kd_neighbors.merge_partitions(np.array([11]), k1 - 1, *only)
+    assert indices.shape == (1, 2) and indices[0, 0] == 4 and short.tolist() == [0]
 
 
 def test_kssc_defaults_fit_as_on_one_machine(client):

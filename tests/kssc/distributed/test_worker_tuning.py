@@ -126,3 +126,14 @@ def test_a_blocks_problem_holds_its_rows_then_the_neighbours_it_asked_for():
     rows, local = _coefficients.local_problem(U[start:stop], start, indices, *gathered)
     np.testing.assert_array_equal(rows[:stop - start], U[start:stop])
     np.testing.assert_array_equal(rows[local], U[indices])
+
+
+def test_blocks_are_grouped_per_thread_only_when_no_problem_grows():
+    # 4 blocks of 250 rows, k = 20: every block's problem may hold all 1,000 rows already.
+    bounds = np.array([0, 250, 500, 750, 1000])
+    groups = _coefficients.coefficient_groups(bounds, 20, 2)
+    assert [g.tolist() for g in groups] == [[0, 1], [2, 3]]
+    # k = 2: a block's problem holds at most 750 rows, a pair's all 1,000: not grouped.
+    groups = _coefficients.coefficient_groups(bounds, 2, 2)
+    assert [g.tolist() for g in groups] == [[0], [1], [2], [3]]
+    assert len(_coefficients.coefficient_groups(bounds, 20, 8)) == 4
