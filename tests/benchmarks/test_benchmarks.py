@@ -103,6 +103,32 @@ def test_bench_distributed_sets_each_fit_beside_the_single_machines(tmp_path):
     assert frame.error_pct.between(0, 100).all()
 
 
+def test_profile_distributed_adds_each_workers_compute_by_task_prefix():
+    profile = _load("profile_distributed")
+    stream = [
+        {"key": "join_partition-ab12", "worker": "w1", "startstops": [
+            {"action": "transfer", "start": 0.0, "stop": 5.0},
+            {"action": "compute", "start": 10.0, "stop": 12.5}]},
+        {"key": ("solve_block-cd34", 0), "worker": "w1", "startstops": [
+            {"action": "compute", "start": 13.0, "stop": 14.0}]},
+        {"key": "join_partition-ef56", "worker": "w1", "startstops": [
+            {"action": "compute", "start": 15.0, "stop": 15.5}]},
+    ]
+    busy, intervals = profile.busy_seconds(stream)
+    assert busy == {("w1", "join_partition"): (3.0, 2), ("w1", "solve_block"): (1.0, 1)}
+    assert [i[:3] for i in intervals] == [(10.0, 12.5, "join_partition"),
+                                          (13.0, 14.0, "solve_block"),
+                                          (15.0, 15.5, "join_partition")]
+
+
+@pytest.mark.e2e
+def test_profile_distributed_prints_stages_and_tasks(capsys):
+    pytest.importorskip("distributed")
+    _load("profile_distributed").main(["--n", "3000", "--workers", "1", "--longer", "0"])
+    out = capsys.readouterr().out
+    assert "stages: neighbours" in out and "join_partition" in out and "solve_block" in out
+
+
 def test_distributed_model_recovers_a_linear_cost_and_divides_it_by_workers():
     bench = _load("bench_distributed")
     rows = [{"n_samples": n, "workers": 1, **{f"time_{stage}_s": 2.0 + 3e-5 * n * (i + 1)
