@@ -129,6 +129,14 @@ def test_profile_distributed_prints_stages_and_tasks(capsys):
     assert "stages: neighbours" in out and "join_partition" in out and "solve_block" in out
 
 
+def test_bench_allocator_times_each_setting_in_its_own_process(capsys, monkeypatch):
+    monkeypatch.chdir(REPO_ROOT)
+    _load("bench_allocator").main(["--n", "2000"])
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0].strip() for line in lines] == ["plain", "dask", "dask, fit"]
+    assert all(float(line.split(" in ")[1].split()[0]) >= 0 for line in lines)
+
+
 def test_distributed_model_recovers_a_linear_cost_and_divides_it_by_workers():
     bench = _load("bench_distributed")
     rows = [{"n_samples": n, "workers": 1, **{f"time_{stage}_s": 2.0 + 3e-5 * n * (i + 1)
