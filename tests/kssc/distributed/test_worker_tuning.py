@@ -71,7 +71,7 @@ def test_workers_in_one_process_are_tuned_once():
 
 
 @pytest.mark.skipif(not hasattr(ctypes.CDLL(None), "mallinfo2"), reason="glibc >= 2.33 only")
-def test_a_fit_keeps_mebibyte_buffers_on_the_heap_and_restores_daskss_allocator(client):
+def test_a_fit_keeps_mebibyte_buffers_on_the_heap_and_restores_dasks_allocator(client):
     # dask's nanny sets MALLOC_TRIM_THRESHOLD_, which pins glibc's mmap threshold at 128 KiB:
     # every 1 MiB buffer is a fresh mapping (its pages faulted in at each use).
     assert client.run(lambda: "MALLOC_TRIM_THRESHOLD_" in os.environ) == {
