@@ -74,6 +74,16 @@ def placements(client, n):
             for i in range(n)]
 
 
+def concatenate(*blocks):
+    """Row blocks (arrays) stacked, in one task."""
+    return np.concatenate(blocks)
+
+
+def rows_between(block, start, stop):
+    """Rows start..stop-1 of a block, in one task."""
+    return block[start:stop]
+
+
 def part(client, future, i):
     """Future of item `i` of a task's tuple or list output, computed where it lives."""
     return client.submit(operator.getitem, future, i)

@@ -16,7 +16,7 @@ from joblib import cpu_count
 
 from .._predict import global_weight
 from ..coding.representation import kssc_coefficients, numba_threads
-from ._blocks import RowBlocks, part, placements, take_rows
+from ._blocks import RowBlocks, concatenate, part, placements, rows_between, take_rows
 
 
 def local_problem(own, start, indices, *gathered):
@@ -66,14 +66,6 @@ def _bytes(pair):
     return pair[0].nbytes + pair[1].nbytes
 
 
-def _stack(*blocks):
-    return np.concatenate(blocks)
-
-
-def _rows_of(array, a, b):
-    return array[a:b]
-
-
 def coefficient_groups(bounds, k, n_threads):
     """The blocks of `bounds` in consecutive groups, one per worker thread, when no group's
     problem can then be larger than a block's alone (its rows and their k neighbours', at
@@ -103,8 +95,8 @@ def coefficients(client, U, indices, k, options):
         start, stop = int(U.bounds[a]), int(U.bounds[b])
         own, near = U.futures[a], indices.futures[a]
         if b - a > 1:
-            own = client.submit(_stack, *U.futures[a:b], **home)
-            near = client.submit(_stack, *indices.futures[a:b], **home)
+            own = client.submit(concatenate, *U.futures[a:b], **home)
+            near = client.submit(concatenate, *indices.futures[a:b], **home)
         wanted = client.submit(_request, near, U.bounds, start, stop, **home)
         gathered = [client.submit(_with_ids, U.futures[c], part(client, wanted, c), c_start)
                     for c, (c_start, _) in enumerate(spans) if not a <= c < b]
@@ -122,7 +114,7 @@ def coefficients(client, U, indices, k, options):
         origin = U.bounds[group[0]]
         for c in group:
             lo, hi = int(U.bounds[c] - origin), int(U.bounds[c + 1] - origin)
-            coef.append(client.submit(_rows_of, part(client, solved, 0), lo, hi))
-            n_iter.append(client.submit(_rows_of, part(client, solved, 1), lo, hi))
+            coef.append(client.submit(rows_between, part(client, solved, 0), lo, hi))
+            n_iter.append(client.submit(rows_between, part(client, solved, 1), lo, hi))
     return (RowBlocks(coef, U.bounds), RowBlocks(n_iter, U.bounds), sum(client.gather(missed)),
             sum(client.gather(moved)))

@@ -297,17 +297,13 @@ def query_groups(bounds, dim, budget):
     return groups
 
 
-def _similarities_of(merged):
-    return merged[1]
-
-
 def _sample_recall(client, U, joiner, sample, exact, k):
     """`neighbor_recall` of the rows `sample` (ascending) joined at the current n_probe."""
     owners = U.owners(sample)
     found = []
     for b in np.unique(owners):
         local = sample[owners == b] - U.bounds[b]
-        found.append(client.submit(_similarities_of, joiner.search(k, [b], local)[0]))
+        found.append(part(client, joiner.search(k, [b], local)[0], 1))
     return neighbor_recall(np.concatenate(client.gather(found)), exact)
 
 

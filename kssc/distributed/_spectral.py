@@ -23,7 +23,7 @@ from ..spectral.affinity import max_normalize_rows
 from ..spectral.isolation import isolated_points
 from ..utils._warnings import warn_caller
 from . import _coarse, _eigen
-from ._blocks import RowBlocks, gather_rows, part
+from ._blocks import RowBlocks, concatenate, gather_rows, part, rows_between
 
 _OFFSET = 0.5
 _THRESHOLD = 1e-6
@@ -232,7 +232,7 @@ def ncut_labels(client, W, degrees, isolated, n_clusters, rng):
     blocks = []
     for g, (a, b) in enumerate(zip(cuts[:-1], cuts[1:], strict=True)):
         offset = W.bounds[a]
-        blocks += [client.submit(_rows, labels.futures[g], start - offset, stop - offset)
+        blocks += [client.submit(rows_between, labels.futures[g], start - offset, stop - offset)
                    for start, stop in W.spans()[a:b]]
     blocks = canonical_labels(client, RowBlocks(blocks, W.bounds), n_clusters, isolated).futures
     counts = client.gather([client.submit(_linked_counts, b, i, n_clusters)
@@ -299,21 +299,13 @@ def _group_blocks(client, W, degrees):
     for g, (a, b) in enumerate(zip(cuts[:-1], cuts[1:], strict=True)):
         where = {"workers": [workers[g % len(workers)]], "allow_other_workers": True}
         grouped.append(client.submit(_stack_rows, *W.futures[a:b], **where))
-        grouped_degrees.append(client.submit(_concatenate, *degrees.futures[a:b], **where))
+        grouped_degrees.append(client.submit(concatenate, *degrees.futures[a:b], **where))
     return (RowBlocks(grouped, W.bounds[cuts]), RowBlocks(grouped_degrees, W.bounds[cuts]),
             cuts)
 
 
 def _stack_rows(*blocks):
     return sp.vstack(blocks, format="csr")
-
-
-def _concatenate(*blocks):
-    return np.concatenate(blocks)
-
-
-def _rows(block, start, stop):
-    return block[start:stop]
 
 
 def ncut_embedding(client, W, degrees, n_clusters, rng):

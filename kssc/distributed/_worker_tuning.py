@@ -10,8 +10,8 @@ which joblib's `cpu_count` reads on every call and `solve_block` passes to numba
 Allocator. dask's nanny starts workers with MALLOC_TRIM_THRESHOLD_=65536, which also turns
 off glibc's adaptive mmap threshold: every allocation above 128 KiB is then a fresh mmap,
 its pages faulted in again at each use. The single machine's kernels allocate such buffers
-over and over (the float64 re-scoring gathers 1 MiB at a time): one partition's re-scoring
-at 3 x 10^5 points took 4.0 s in a worker against 1.6 s in a plain process (docs/scaling.md).
+over and over (the float64 re-scoring gathers 1 MiB at a time): 3.1-4.0 s against 1.4-1.8 s
+for 3 x 10^5 queries (`benchmarks/bench_allocator.py`, docs/scaling.md).
 Where that variable is set, a fit raises the mmap threshold to glibc's adaptive maximum
 (32 MiB) and keeps freed memory up to twice that, then puts both back and trims the heap.
 
