@@ -9,11 +9,15 @@ runs first (a row with workers 0, X in memory); every (N, workers) then runs on 
 LocalCluster (processes, 1 thread per worker), its row giving its time over the single
 machine's and the adjusted Rand index of its labels against the single machine's. A thread
 samples every worker's RSS each 0.25 s, and each stage's peak is the largest sample inside
-its window. Afterwards a linear model, seconds = a + b * N per stage, is fitted by least
-squares on the paper setting's 1-worker rows and its predictions printed (docs/scaling.md).
+its window. `--join partitioned` adds, per (N, workers), a fit with the self-join split by
+list even where every worker could hold all rows (the path of data beyond a quarter of a
+worker's memory; `kssc.distributed._neighbors`), each row naming the join it ran.
+Afterwards a linear model, seconds = a + b * N per stage, is fitted by least squares on the
+paper setting's 1-worker rows with the join split by list (the path of the large N it
+predicts) and its predictions printed (docs/scaling.md).
 
     python -m benchmarks.bench_distributed --n 100000 300000 1000000 --workers 1 2
-        --setting paper generic
+        --setting paper generic --join auto partitioned
     python -m benchmarks.bench_distributed --rows results/bench_distributed.csv
     (the model only, from the rows already measured)
 
@@ -99,15 +103,29 @@ def run_single(path, y, n, setting, seed):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model = KSSC(10, **_params(setting), random_state=seed).fit(X)
-    row = {**_row(setting, n, 0, 0, load, y, model.labels_, model),
+    row = {**_row(setting, n, 0, 0, load, y, model.labels_, model), "join": "-",
            **{f"time_{stage}_s": model.timings_[stage] for stage in STAGES}}
     return row, model.labels_
 
 
-def run_one(path, y, n, workers, setting, seed, single):
+@contextlib.contextmanager
+def _join(join):
+    """The distributed fit's self-join: "auto" (replicated where every worker can hold all
+    rows), or "partitioned" (split by list whatever the memory)."""
+    from kssc.distributed import _neighbors
+
+    share = _neighbors._REPLICA_SHARE
+    _neighbors._REPLICA_SHARE = 0.0 if join == "partitioned" else share
+    try:
+        yield
+    finally:
+        _neighbors._REPLICA_SHARE = share
+
+
+def run_one(path, y, n, workers, setting, seed, single, join="auto"):
     """One distributed fit: a dict of stage seconds, stage peak worker RSS, shuffle bytes,
-    recall, error, and against the single machine's fit (`single`: its row and labels) the
-    time ratio and the labels' adjusted Rand index."""
+    recall, error, the join it ran, and against the single machine's fit (`single`: its row
+    and labels) the time ratio and the labels' adjusted Rand index."""
     from distributed import Client, LocalCluster
     from sklearn.metrics import adjusted_rand_score
 
@@ -120,7 +138,7 @@ def run_one(path, y, n, workers, setting, seed, single):
         X = kd.read_npy(path, rows_per_block=-(-n // blocks))
         load = os.getloadavg()[0]
         start = time.perf_counter()
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _join(join):
             warnings.simplefilter("ignore")
             model = kd.fit(X, 10, **_params(setting), random_state=seed, client=client)
         labels = model.labels_.compute()
@@ -132,6 +150,10 @@ def run_one(path, y, n, workers, setting, seed, single):
     for stage, a, b in zip(STAGES, edges[:-1], edges[1:], strict=True):
         row[f"time_{stage}_s"] = t[stage]
         row[f"rss_{stage}_gib"] = memory.peak(a, b)
+    # The self-join: every row replicated to every worker, or split by list (data beyond a
+    # quarter of a worker's memory); both columns in every row, the other one empty.
+    row["join"] = "replicated" if "replicas" in model.shuffle_bytes_ else "partitioned"
+    row.update({"shuffle_replicas_bytes": np.nan, "shuffle_rows_by_list_bytes": np.nan})
     row.update({f"shuffle_{name}_bytes": value for name, value in model.shuffle_bytes_.items()})
     return row
 
@@ -146,7 +168,8 @@ def fit_model(rows, quantity="time_{}_s"):
     only; a worker's memory holds its share of the blocks. Network time is not modelled:
     `shuffle_bound` gives the bytes each shuffle moves.
     """
-    ones = [r for r in rows if r["workers"] == 1 and r.get("setting", "paper") == "paper"]
+    ones = [r for r in rows if r["workers"] == 1 and r.get("setting", "paper") == "paper"
+            and r.get("join", "partitioned") == "partitioned"]
     x = np.array([r["n_samples"] for r in ones], dtype=float)
     design = np.column_stack([np.ones_like(x), x])
     return {stage: np.linalg.lstsq(design, np.array([r[quantity.format(stage)] for r in ones]),
@@ -200,6 +223,8 @@ def main(argv=None):
     parser.add_argument("--n", type=int, nargs="+", default=[100_000])
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--setting", nargs="+", default=["paper"], choices=list(SETTINGS))
+    parser.add_argument("--join", nargs="+", default=["auto"], choices=["auto", "partitioned"],
+                        help="partitioned: also fit with the self-join split by list")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output", type=Path, default=REPO / "results" / "bench_distributed.csv",
                         help="CSV of the measured rows (a sidecar .meta.json beside it)")
@@ -225,13 +250,15 @@ def main(argv=None):
                 rows.append(single[0])
                 print(rows[-1], flush=True)
                 for workers in args.workers:
-                    rows.append(run_one(path, y, n, workers, setting, args.seed, single))
-                    print(rows[-1], flush=True)
+                    for join in args.join:
+                        rows.append(run_one(path, y, n, workers, setting, args.seed, single,
+                                            join))
+                        print(rows[-1], flush=True)
     frame = pd.DataFrame(rows)
     print(frame.to_string(index=False))
     _produce.write_benchmark(frame, args.output, "bench_distributed",
                              {"n": args.n, "workers": args.workers, "seed": args.seed,
-                              "settings": args.setting,
+                              "settings": args.setting, "joins": args.join,
                               "setting": "approximate search, 10 clusters; workers 0: KSSC "
                               "on one machine"}, started=started, clock=begin)
     if len({r["n_samples"] for r in rows if r["workers"] == 1}) > 1:

@@ -22,8 +22,9 @@ import numpy as np
 
 
 def _prefix(key):
-    name = key[0] if isinstance(key, tuple) else key
-    return str(name).rsplit("-", 1)[0]
+    from dask.utils import key_split
+
+    return key_split(key)
 
 
 def busy_seconds(stream):
@@ -40,11 +41,18 @@ def busy_seconds(stream):
     return {key: (busy[key], count[key]) for key in busy}, sorted(intervals)
 
 
-def profile(n, workers, seed=0):
-    """Fit once on a fresh LocalCluster; return (timings_, task stream records)."""
+def profile(n, workers, seed=0, join="auto"):
+    """Fit once on a fresh LocalCluster; return (timings_, task stream records). `join`
+    "partitioned" splits the self-join by list even where the workers could hold every row
+    (the path of data beyond a quarter of a worker's memory), for its cost beside the
+    replicated join's."""
     from distributed import Client, LocalCluster, get_task_stream
 
     from kssc import distributed as kd
+    from kssc.distributed import _neighbors
+
+    if join == "partitioned":
+        _neighbors._REPLICA_SHARE = 0.0
     from kssc.datasets import make_union_of_subspaces
     from kssc.presets import PAPER_SETTING
 
@@ -75,8 +83,11 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--longer", type=float, default=0.3,
                         help="list the tasks longer than this many seconds")
+    parser.add_argument("--join", choices=["auto", "partitioned"], default="auto",
+                        help="partitioned: the self-join split by list even where every "
+                        "worker could hold all rows")
     args = parser.parse_args(argv)
-    timings, stream = profile(args.n, args.workers, args.seed)
+    timings, stream = profile(args.n, args.workers, args.seed, args.join)
     print("stages:", ", ".join(f"{stage} {seconds:.1f} s" for stage, seconds in timings.items()))
     busy, intervals = busy_seconds(stream)
     print("busy seconds per worker and task prefix (tasks):")

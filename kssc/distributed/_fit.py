@@ -46,9 +46,10 @@ class DistributedKSSC:
         Seconds per stage: "neighbours", "coefficients", "representation", "spectral",
         "total" (wall clock on the client).
     shuffle_bytes_ : dict
-        Bytes each shuffle moves between blocks: "rows_by_list" (approximate search only),
-        "neighbour_rows", "transpose", and "eigen_halo" (the rows of LOBPCG's iterate all
-        its products moved).
+        Bytes each shuffle moves between blocks: with the approximate search "replicas"
+        (every row to every worker, where each can hold them) or "rows_by_list" (the join
+        split by list), then "neighbour_rows", "transpose", and "eigen_halo" (the rows of
+        LOBPCG's iterate all its products moved).
     n_features_in_ : int
         Number of features of X.
     """
@@ -190,7 +191,9 @@ def fit(X, n_clusters, *, n_neighbors=20, lam=0.1, lam_mode="absolute", solver="
         ``W = |Z| + |Z|^T``, or with every row of Z first divided by its largest absolute entry.
     neighbor_algorithm : {"auto", "exact", "approximate"}, default="auto"
         Exact search by block pairs (cost n^2), or the single machine's IVF self-join
-        (`kssc.IVF()`'s defaults) split by inverted list; "auto" is exact below 50,000
+        (`kssc.IVF()`'s defaults): where every worker's memory_limit holds four times the
+        rows (12 bytes a coordinate), each worker joins its own blocks on a copy of all
+        rows; above, the join is split by inverted list. "auto" is exact below 50,000
         points, as in `KSSC`.
     tol : float, default=1e-6
         Solver tolerance.
@@ -298,8 +301,9 @@ def _fit(client, X, bounds, n_clusters, k, algorithm, metric, options, affinity,
     if algorithm == "exact":
         indices, _ = _neighbors.exact_neighbor_blocks(client, U, k, metric)
     else:
-        indices, _, shuffled["rows_by_list"], search = _neighbors.approximate_neighbor_blocks(
-            client, U, k, metric, rng)
+        indices, _, moved, search = _neighbors.approximate_neighbor_blocks(client, U, k,
+                                                                           metric, rng)
+        shuffled["replicas" if search["join"] == "replicated" else "rows_by_list"] = moved
     wait(indices.futures)
     found = perf_counter()
     coef, n_iter, missed, shuffled["neighbour_rows"] = _coefficients.coefficients(

@@ -14,6 +14,16 @@ the rows probing one of its lists (the query shuffle). One task per (partition, 
 block) runs the self-join's kernel on them; the per-point results are merged as a single
 join would have kept them. nprobe adapts as on one machine: from 8, doubled until the
 recall measured on a sample of rows reaches the target.
+
+Where every worker can hold all rows (float64 and float32, with the lists' order: at most
+`_REPLICA_SHARE` of each worker's memory_limit) the rows are replicated instead, as a
+broadcast join: each worker builds the single machine's index on its copy and joins its own
+blocks' rows with the single machine's kernels (`kssc.neighbors._ann.joined`, the recall
+sample's exact search too), so a row's neighbours are found once, in one place, as one
+machine's thread finds them. Splitting by list costs a second pass over every row's lists
+in each partition (a row probes lists in both of two partitions) and re-scoring and merging
+the partitions' candidates: at 10^6 points on two partitions, 2x the join's CPU
+(docs/scaling.md).
 """
 
 import numpy as np
@@ -24,10 +34,11 @@ from ..neighbors._ann import (
     JOIN_FIRST_PROBE,
     JOIN_LISTS_PER_SQRT_N,
     MIN_TRAIN_PER_LIST,
+    joined,
     neighbor_recall,
     train_centroids,
 )
-from ..neighbors._exact import rescore
+from ..neighbors._exact import exact_search, rescore
 from ..neighbors._ivf_join import InvertedLists, join, nearest_lists
 from ..neighbors._topk import empty_top_k, update_rows
 from ._blocks import RowBlocks, gather_rows, part, placements, shared
@@ -38,6 +49,9 @@ from ._blocks import RowBlocks, gather_rows, part, placements, shared
 _TASK_BYTES = 256 * 2**20
 # The float32 products of one exact (query, block) pair computed at a time.
 _PAIR_BYTES = 64 * 2**20
+# Every worker holds all rows (a replica) when `replica_bytes` is at most this share of the
+# smallest worker memory_limit.
+_REPLICA_SHARE = 0.25
 
 
 def pair_top_k(queries, query_ids, block, start, k, metric):
@@ -307,6 +321,103 @@ def _sample_recall(client, U, joiner, sample, exact, k):
     return neighbor_recall(np.concatenate(client.gather(found)), exact)
 
 
+def replica_bytes(n, dim):
+    """Bytes of one worker's replica: the rows in float64 and float32, the lists' order."""
+    return n * (12 * dim + 24)
+
+
+def _replicates(client, n, dim):
+    """Whether every worker can hold a replica (a worker without a memory_limit can)."""
+    limits = [info.get("memory_limit") or 0
+              for info in client.scheduler_info(n_workers=-1)["workers"].values()]
+    return all(not limit or replica_bytes(n, dim) <= _REPLICA_SHARE * limit
+               for limit in limits)
+
+
+class Replica:
+    """All unit rows (float64, float32) and the single machine's inverted lists over them."""
+
+    def __init__(self, n_lists, n_blocks, *blocks_then_lists):
+        self.X = np.concatenate(blocks_then_lists[:n_blocks])
+        self.X32 = self.X.astype(np.float32)
+        self.index = InvertedLists(np.concatenate(blocks_then_lists[n_blocks:]), n_lists)
+
+
+def own_lists(probes):
+    """Each row's own list (its first probe)."""
+    return probes[:, 0].copy()
+
+
+def replica_join(replica, start, probes, k, metric):
+    """The rows start.. (as many as `probes`) joined as `approximate_search` joins them:
+    (indices, similarities)."""
+    rows = np.arange(start, start + probes.shape[0])
+    return joined(replica.X, replica.X32, replica.index, rows, probes, k, metric)
+
+
+def replica_exact(replica, rows, k, metric):
+    """The exact similarities of the rows `rows`, as `approximate_search`'s recall sample."""
+    return exact_search(replica.X32, k, metric, rows=rows)[1]
+
+
+def replica_sample(replica, centroids, rows, k, metric, n_probe):
+    """The joined similarities of the rows `rows` at `n_probe`, as `approximate_search`'s
+    recall sample."""
+    probes = nearest_lists(replica.X32[rows], centroids, metric, n_probe)
+    return joined(replica.X, replica.X32, replica.index, rows, probes, k, metric)[1]
+
+
+def _replicated_neighbor_blocks(client, U, k, metric, rng, settings, centroids, n_probe):
+    """`approximate_neighbor_blocks` on replicas (see the module's docstring): (indices,
+    similarities) RowBlocks, bytes moved to build the replicas and the search's info."""
+    n, n_lists = U.n_rows, int(centroids.shape[0])
+    homes = [{"workers": [address], "allow_other_workers": True}
+             for address in sorted(client.nthreads())]
+    centroids_future = shared(client, centroids)
+
+    def probe(n_probe):
+        return [client.submit(block_probes, f, centroids_future, metric, n_probe)
+                for f in U.futures]
+
+    probes = probe(n_probe)
+    lists = [client.submit(own_lists, f) for f in probes]
+    # pure=False: the same inputs on every worker would otherwise be one task (one key), and
+    # every worker but one would fetch that worker's copy.
+    replicas = [client.submit(Replica, n_lists, len(U.futures), *U.futures, *lists,
+                              pure=False, **home) for home in homes]
+    dim = centroids.shape[1]
+    moved = (len(replicas) - 1) * n * (8 * dim + 8)
+    sample = np.sort(rng.choice(n, min(settings.recall_sample, n), replace=False))
+    shares = np.array_split(sample, len(replicas))
+    recall = float("nan")
+    if sample.size:
+        exact = [client.submit(replica_exact, r, rows, k, metric, **home)
+                 for r, rows, home in zip(replicas, shares, homes, strict=True)]
+        while True:
+            found = [client.submit(replica_sample, r, centroids_future, rows, k, metric,
+                                   n_probe, **home)
+                     for r, rows, home in zip(replicas, shares, homes, strict=True)]
+            recall = neighbor_recall(np.concatenate(client.gather(found)),
+                                     np.concatenate(client.gather(exact)))
+            if settings.nprobe or recall >= settings.target_recall or n_probe >= n_lists:
+                break
+            n_probe = min(2 * n_probe, n_lists)
+            if n_probe > EXACT_FROM_SHARE * n_lists:
+                indices, sims = exact_neighbor_blocks(client, U, k, metric)
+                return indices, sims, moved, {
+                    "algorithm": "exact", "join": "replicated", "nlist": n_lists,
+                    "nprobe": None, "recall": 1.0, "recall_sample": int(sample.size)}
+            probes = probe(n_probe)
+    joined = [client.submit(replica_join, replicas[b % len(replicas)], start, probes[b], k,
+                            metric, **homes[b % len(homes)])
+              for b, (start, _) in enumerate(U.spans())]
+    indices = RowBlocks([part(client, f, 0) for f in joined], U.bounds)
+    sims = RowBlocks([part(client, f, 1) for f in joined], U.bounds)
+    return indices, sims, moved, {"algorithm": "ivf", "join": "replicated", "nlist": n_lists,
+                                  "nprobe": n_probe, "recall": recall,
+                                  "recall_sample": int(sample.size)}
+
+
 def approximate_neighbor_blocks(client, U, k, metric, rng, settings=None):
     """IVF self-join neighbours of every row, as `kssc.neighbors._ann.approximate_search`
     finds them on one machine (the same lists, centroids, sample and adapted nprobe given
@@ -320,8 +431,11 @@ def approximate_neighbor_blocks(client, U, k, metric, rng, settings=None):
     n_lists = settings.nlist or int(JOIN_LISTS_PER_SQRT_N * np.sqrt(n))
     n_lists = int(np.clip(n_lists, 1, max(1, n // MIN_TRAIN_PER_LIST)))
     centroids = train_centroids(_ClusterRows(client, U, dim), n_lists, metric, rng)
-    joiner = _Join(client, U, centroids, metric)
     n_probe = min(n_lists, settings.nprobe or JOIN_FIRST_PROBE)
+    if _replicates(client, n, dim):
+        return _replicated_neighbor_blocks(client, U, k, metric, rng, settings, centroids,
+                                           n_probe)
+    joiner = _Join(client, U, centroids, metric)
     joiner.probe(n_probe)
     sample = np.sort(rng.choice(n, min(settings.recall_sample, n), replace=False))
     recall = float("nan")
@@ -335,7 +449,8 @@ def approximate_neighbor_blocks(client, U, k, metric, rng, settings=None):
             if n_probe > EXACT_FROM_SHARE * n_lists:
                 indices, sims = exact_neighbor_blocks(client, U, k, metric)
                 return indices, sims, int(sum(client.gather(joiner.sizes))), {
-                    "algorithm": "exact", "nlist": n_lists, "nprobe": None, "recall": 1.0,
+                    "algorithm": "exact", "join": "partitioned", "nlist": n_lists,
+                    "nprobe": None, "recall": 1.0,
                     "recall_sample": int(sample.size)}
             joiner.probe(n_probe)
     indices, sims, short = [], [], []
@@ -345,7 +460,8 @@ def approximate_neighbor_blocks(client, U, k, metric, rng, settings=None):
             sims.append(part(client, merged, 1))
             short.append(part(client, merged, 2))
     indices, sims = _fill_short(client, U, indices, sims, short, k, metric)
-    info = {"algorithm": "ivf", "nlist": n_lists, "nprobe": n_probe, "recall": recall,
+    info = {"algorithm": "ivf", "join": "partitioned", "nlist": n_lists, "nprobe": n_probe,
+            "recall": recall,
             "recall_sample": int(sample.size)}
     shuffled = int(sum(client.gather(joiner.sizes)))
     return RowBlocks(indices, U.bounds), RowBlocks(sims, U.bounds), shuffled, info

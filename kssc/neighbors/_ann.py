@@ -292,3 +292,6 @@ def approximate_search(X_unit, n_neighbors, metric="euclidean", index=None,
 
 train_centroids = _train
 """`_train` under a public name, for the distributed fit (the same sample and k-means)."""
+joined = _joined
+"""`_joined` under a public name, for the distributed fit's replicated join (the same join,
+re-scoring and exact fallback)."""

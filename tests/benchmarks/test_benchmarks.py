@@ -101,6 +101,9 @@ def test_bench_distributed_sets_each_fit_beside_the_single_machines(tmp_path):
     spread = frame[frame.workers == 1]
     assert (spread.time_ratio_to_single > 0).all() and spread.ari_vs_single.between(-1, 1).all()
     assert frame.error_pct.between(0, 100).all()
+    # 3,000 points fit in every worker: the rows were replicated, none split by list.
+    assert (spread["join"] == "replicated").all() and (spread.shuffle_replicas_bytes == 0).all()
+    assert spread.shuffle_rows_by_list_bytes.isna().all()
 
 
 def test_profile_distributed_adds_each_workers_compute_by_task_prefix():
@@ -113,20 +116,32 @@ def test_profile_distributed_adds_each_workers_compute_by_task_prefix():
             {"action": "compute", "start": 13.0, "stop": 14.0}]},
         {"key": "join_partition-ef56", "worker": "w1", "startstops": [
             {"action": "compute", "start": 15.0, "stop": 15.5}]},
+        # A task submitted with pure=False: its key ends in a uuid.
+        {"key": "Replica-81f16a49-79b8-4a57-aaa9-0123456789ab", "worker": "w2", "startstops": [
+            {"action": "compute", "start": 16.0, "stop": 17.0}]},
     ]
     busy, intervals = profile.busy_seconds(stream)
-    assert busy == {("w1", "join_partition"): (3.0, 2), ("w1", "solve_block"): (1.0, 1)}
+    assert busy == {("w1", "join_partition"): (3.0, 2), ("w1", "solve_block"): (1.0, 1),
+                    ("w2", "Replica"): (1.0, 1)}
     assert [i[:3] for i in intervals] == [(10.0, 12.5, "join_partition"),
                                           (13.0, 14.0, "solve_block"),
-                                          (15.0, 15.5, "join_partition")]
+                                          (15.0, 15.5, "join_partition"),
+                                          (16.0, 17.0, "Replica")]
 
 
 @pytest.mark.e2e
-def test_profile_distributed_prints_stages_and_tasks(capsys):
+@pytest.mark.parametrize(("join", "task"), [("auto", "replica_sample"),
+                                           ("partitioned", "join_partition")])
+def test_profile_distributed_prints_stages_and_tasks(capsys, monkeypatch, join, task):
     pytest.importorskip("distributed")
-    _load("profile_distributed").main(["--n", "3000", "--workers", "1", "--longer", "0"])
+    from kssc.distributed import _neighbors
+
+    monkeypatch.setattr(_neighbors, "_REPLICA_SHARE", _neighbors._REPLICA_SHARE)
+    _load("profile_distributed").main(["--n", "3000", "--workers", "1", "--longer", "0",
+                                       "--join", join])
     out = capsys.readouterr().out
-    assert "stages: neighbours" in out and "join_partition" in out and "solve_block" in out
+    assert "stages: neighbours" in out and f" {task} " in out and "solve_block" in out
+    assert ("join_partition" in out) == (join == "partitioned")
 
 
 def test_bench_allocator_times_each_setting_in_its_own_process(capsys, monkeypatch):

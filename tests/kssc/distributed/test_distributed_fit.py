@@ -261,7 +261,9 @@ def test_approximate_fit_agrees_and_reports_recall(client):
     found = spread.neighbors_.compute()
     share = np.mean([np.isin(f, e).mean() for f, e in zip(found, exact, strict=True)])
     assert spread.neighbor_recall_ == pytest.approx(share)
-    assert spread.shuffle_bytes_["rows_by_list"] > X.nbytes
+    # Both workers can hold every row: each gets a replica (the other worker's rows moved).
+    assert spread.shuffle_bytes_["replicas"] == X.shape[0] * (8 * X.shape[1] + 8)
+    assert "rows_by_list" not in spread.shuffle_bytes_
 
 
 def _uneven_blocks(client, X, sizes):
@@ -277,11 +279,15 @@ def test_query_groups_take_consecutive_blocks_up_to_the_byte_budget():
 
 
 @pytest.mark.parametrize("metric", ["euclidean", "abs_cosine"])
-# One query group and 2 partitions (the worker threads), or two groups and 2 partitions.
-@pytest.mark.parametrize("query_bytes", [10**9, 8 * 12 * 1500])
-def test_approximate_neighbours_are_the_single_machines_self_join(client, metric, query_bytes,
-                                                                  monkeypatch):
+# Split by list (no replicas) with one query group and 2 partitions (the worker threads), or
+# two groups and 2 partitions; or replicated (every worker holds all rows).
+@pytest.mark.parametrize(("share", "query_bytes"), [(0.0, 10**9), (0.0, 8 * 12 * 1500),
+                                                    (None, 10**9)])
+def test_approximate_neighbours_are_the_single_machines_self_join(client, metric, share,
+                                                                  query_bytes, monkeypatch):
     monkeypatch.setattr(kd_neighbors, "_TASK_BYTES", query_bytes)
+    if share is not None:
+        monkeypatch.setattr(kd_neighbors, "_REPLICA_SHARE", share)
     X, _ = _data(n=3000, seed=2)
     U = _uneven_blocks(client, X, [700, 800, 800, 700])
     indices, sims, shuffled, info = kd_neighbors.approximate_neighbor_blocks(
@@ -289,6 +295,7 @@ def test_approximate_neighbours_are_the_single_machines_self_join(client, metric
     expected, expected_sims, search = approximate_search(normalize_rows(X)[0], 8, metric,
                                                          random_state=0)
     assert info["algorithm"] == search["algorithm"] == "ivf"
+    assert info["join"] == ("partitioned" if share == 0.0 else "replicated")
     assert [info[key] for key in ("nlist", "nprobe", "recall")] == [
         search[key] for key in ("nlist", "nprobe", "recall")]
     found = np.concatenate(client.gather(indices.futures))
@@ -297,10 +304,31 @@ def test_approximate_neighbours_are_the_single_machines_self_join(client, metric
     assert (found != expected).any(axis=1).sum() <= 3
     np.testing.assert_allclose(np.concatenate(client.gather(sims.futures)), expected_sims,
                                rtol=0, atol=1e-6)
-    assert shuffled > X.nbytes  # every row to its list's partition, and as a query
+    if share == 0.0:
+        assert shuffled > X.nbytes  # every row to its list's partition, and as a query
+    else:
+        assert shuffled == X.shape[0] * (8 * X.shape[1] + 8)  # every row to the other worker
 
 
-def test_approximate_search_turns_exact_where_the_single_machine_does(client):
+def test_rows_are_replicated_where_every_workers_memory_holds_them(monkeypatch):
+    def cluster(*limits):
+        workers = {f"tcp://{i}": {"memory_limit": limit} for i, limit in enumerate(limits)}
+        return SimpleNamespace(scheduler_info=lambda n_workers: {"workers": workers})
+
+    need = kd_neighbors.replica_bytes(10**6, 64)
+    assert need == 10**6 * (12 * 64 + 24)
+    assert kd_neighbors._replicates(cluster(4 * need, 4 * need), 10**6, 64)
+    assert not kd_neighbors._replicates(cluster(4 * need, 4 * need - 1), 10**6, 64)
+    assert kd_neighbors._replicates(cluster(0, None), 10**6, 64)  # no limit
+    monkeypatch.setattr(kd_neighbors, "_REPLICA_SHARE", 0.0)
+    assert not kd_neighbors._replicates(cluster(8 * need), 10**6, 64)
+
+
+@pytest.mark.parametrize("share", [0.0, None])  # split by list, or replicated
+def test_approximate_search_turns_exact_where_the_single_machine_does(client, monkeypatch,
+                                                                      share):
+    if share is not None:
+        monkeypatch.setattr(kd_neighbors, "_REPLICA_SHARE", share)
     # 25 dimensions of 40 per subspace: nprobe 8 misses neighbours, and doubling it would scan
     # more than 1/32 of the lists, so both searches run exactly instead.
     X, _ = make_union_of_subspaces(3000, ambient_dim=40, n_subspaces=2, subspace_dims=[25],
@@ -439,9 +467,10 @@ def test_workers_at_the_stated_minimum_fit_under_dasks_default_thresholds(tmp_pa
     task (rows, candidate lists, vectors) weigh less than half of X (a block of n_b points
     gathers at most n_b * k neighbour rows: 24 blocks here; the join's partitions and query
     groups bounded to a tenth of X, as `_TASK_BYTES` bounds them for data larger than
-    memory)."""
+    memory; no replicas, as for data beyond a quarter of a worker's memory)."""
     X, y = _data(n=6000, ambient_dim=64)
     monkeypatch.setattr(kd_neighbors, "_TASK_BYTES", X.nbytes // 10)
+    monkeypatch.setattr(kd_neighbors, "_REPLICA_SHARE", 0.0)
     path = tmp_path / "X.npy"
     np.save(path, X)
     with (_cluster(memory_limit=kd_fit.MIN_WORKER_MEMORY) as cluster,

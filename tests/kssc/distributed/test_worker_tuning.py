@@ -17,6 +17,7 @@ from joblib import cpu_count  # noqa: E402
 from kssc import distributed as kd  # noqa: E402
 from kssc.datasets import make_union_of_subspaces  # noqa: E402
 from kssc.distributed import _coefficients, _worker_tuning  # noqa: E402
+from kssc.distributed import _neighbors as kd_neighbors  # noqa: E402
 from kssc.distributed._blocks import placements  # noqa: E402
 
 
@@ -89,7 +90,15 @@ def test_placements_go_round_the_worker_threads():
     assert all(p["allow_other_workers"] for p in placements(fake, 4))
 
 
-def test_each_partitions_joins_and_each_blocks_solve_run_on_its_home_worker(client):
+@pytest.mark.parametrize(("share", "tasks"), [
+    (0.0, ("join_partition", "solve_block")),  # split by list
+    (None, ("Replica", "replica_join", "solve_block"))])  # replicated (the data fit)
+def test_each_partitions_joins_and_each_blocks_solve_run_on_its_home_worker(client, monkeypatch,
+                                                                            share, tasks):
+    from dask.utils import key_split
+
+    if share is not None:
+        monkeypatch.setattr(kd_neighbors, "_REPLICA_SHARE", share)
     X, _ = make_union_of_subspaces(2000, ambient_dim=12, n_subspaces=3, subspace_dims=[2, 3, 3],
                                    noise=0.01, random_state=0)
     with distributed.get_task_stream(client) as stream:
@@ -98,14 +107,15 @@ def test_each_partitions_joins_and_each_blocks_solve_run_on_its_home_worker(clie
     workers = sorted(client.nthreads())
     ran = {}
     for task in stream.data:
-        key = task["key"][0] if isinstance(task["key"], tuple) else task["key"]
-        prefix = key.rsplit("-", 1)[0]
-        ran.setdefault(prefix, []).append(task["worker"])
-    # Two partitions (one per worker thread) and four blocks, each on its worker in turn:
-    # both workers join and solve, and each the same number of tasks.
-    for prefix in ("join_partition", "solve_block"):
+        ran.setdefault(key_split(task["key"]), []).append(task["worker"])
+    # Two partitions (one per worker thread), or one replica per worker, and four blocks,
+    # each on its worker in turn: both workers join and solve, each the same number of tasks.
+    for prefix in tasks:
         assert sorted(set(ran[prefix])) == workers, prefix
         assert ran[prefix].count(workers[0]) == ran[prefix].count(workers[1]), prefix
+    assert ("join_partition" in ran) == (share == 0.0)
+    if share is None:
+        assert len(ran["Replica"]) == 2  # built once on each worker, not fetched from one
 
 
 def test_a_blocks_problem_holds_its_rows_then_the_neighbours_it_asked_for():
