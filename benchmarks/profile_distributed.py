@@ -1,6 +1,6 @@
 """Where a distributed fit's time goes: busy seconds per worker and task, from the task stream.
 
-One `kssc.distributed.fit` (the paper's setting, IVF search) of the data of
+One `kssc.distributed.fit` (the paper's setting or `--setting generic`, IVF search) of the data of
 experiments/scale.py on a fresh LocalCluster (worker processes of 1 thread, 2 blocks per
 worker read from a .npy), recorded with `distributed.get_task_stream`. Prints the fit's stage
 seconds, then per (worker, task prefix) the compute seconds and task count, largest first,
@@ -41,20 +41,20 @@ def busy_seconds(stream):
     return {key: (busy[key], count[key]) for key in busy}, sorted(intervals)
 
 
-def profile(n, workers, seed=0, join="auto"):
+def profile(n, workers, seed=0, join="auto", setting="paper"):
     """Fit once on a fresh LocalCluster; return (timings_, task stream records). `join`
     "partitioned" splits the self-join by list even where the workers could hold every row
     (the path of data beyond a quarter of a worker's memory), for its cost beside the
-    replicated join's."""
+    replicated join's; `setting` is bench_distributed's ("paper" or "generic")."""
     from distributed import Client, LocalCluster, get_task_stream
 
+    from benchmarks.bench_distributed import SETTINGS
     from kssc import distributed as kd
     from kssc.distributed import _neighbors
 
     if join == "partitioned":
         _neighbors._REPLICA_SHARE = 0.0
     from kssc.datasets import make_union_of_subspaces
-    from kssc.presets import PAPER_SETTING
 
     X, _ = make_union_of_subspaces(n, ambient_dim=64, n_subspaces=10,
                                    subspace_dims=[5, 6, 7, 8, 9, 10], noise=0.01,
@@ -69,9 +69,9 @@ def profile(n, workers, seed=0, join="auto"):
             data = kd.read_npy(path, rows_per_block=-(-n // (2 * workers)))
             with get_task_stream(client) as stream, warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                model = kd.fit(data, 10, n_neighbors=20, **PAPER_SETTING,
-                               neighbor_algorithm="approximate", random_state=seed,
-                               client=client)
+                model = kd.fit(data, 10, **{**SETTINGS[setting],
+                                            "neighbor_algorithm": "approximate"},
+                               random_state=seed, client=client)
                 model.labels_.compute()
             return model.timings_, stream.data
 
@@ -86,8 +86,10 @@ def main(argv=None):
     parser.add_argument("--join", choices=["auto", "partitioned"], default="auto",
                         help="partitioned: the self-join split by list even where every "
                         "worker could hold all rows")
+    parser.add_argument("--setting", choices=["paper", "generic"], default="paper",
+                        help="bench_distributed's settings: the paper's, or KSSC's defaults")
     args = parser.parse_args(argv)
-    timings, stream = profile(args.n, args.workers, args.seed, args.join)
+    timings, stream = profile(args.n, args.workers, args.seed, args.join, args.setting)
     print("stages:", ", ".join(f"{stage} {seconds:.1f} s" for stage, seconds in timings.items()))
     busy, intervals = busy_seconds(stream)
     print("busy seconds per worker and task prefix (tasks):")

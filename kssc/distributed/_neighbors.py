@@ -1,29 +1,30 @@
-"""Distributed neighbour search: exact by block pairs, or the IVF self-join split by lists.
+"""Distributed neighbour search: exact by block pairs, or the IVF self-join on replicas or
+split by lists.
 
 Exact: every (query block, database block) pair gives each query its k best rows of that
 block (float32 products, as `kssc.neighbors._exact.exact_search`, re-scored in float64); one
 task per query block keeps the k best by the float32 score and sorts them by the float64 one.
 
-Approximate: the single machine's IVF self-join (`kssc.neighbors._ann`), partitioned by list.
-Its centroids are trained on the client by the same spherical k-means on the same sample
-(gathered from the workers) and shipped to the workers as a task's result, which the
-scheduler recomputes if the worker holding it dies. Every row block finds each row's probed
-lists; each partition owns a contiguous range of lists holding about equal numbers of rows,
-and receives the rows whose own list it owns (the database shuffle) and, per query block,
-the rows probing one of its lists (the query shuffle). One task per (partition, query
-block) runs the self-join's kernel on them; the per-point results are merged as a single
-join would have kept them. nprobe adapts as on one machine: from 8, doubled until the
-recall measured on a sample of rows reaches the target.
+Approximate: the single machine's IVF self-join (`kssc.neighbors._ann`), partitioned by list
+(or on replicas, see below). Its centroids are trained on the client by the same spherical
+k-means on the same sample (gathered from the workers) and shipped to the workers as a
+task's result, which the scheduler recomputes if the worker holding it dies. Every row block
+finds each row's probed lists; each partition owns a contiguous range of lists holding about
+equal numbers of rows, and receives the rows whose own list it owns (the database shuffle)
+and, per query block, the rows probing one of its lists (the query shuffle). One task per
+(partition, query block) runs the self-join's kernel on them; the per-point results are
+merged as a single join would have kept them. nprobe adapts as on one machine: from 8,
+doubled until the recall measured on a sample of rows reaches the target.
 
 Where every worker can hold all rows (float64 and float32, with the lists' order: at most
 `_REPLICA_SHARE` of each worker's memory_limit) the rows are replicated instead, as a
 broadcast join: each worker builds the single machine's index on its copy and joins its own
 blocks' rows with the single machine's kernels (`kssc.neighbors._ann.joined`, the recall
 sample's exact search too), so a row's neighbours are found once, in one place, as one
-machine's thread finds them. Splitting by list costs a second pass over every row's lists
-in each partition (a row probes lists in both of two partitions) and re-scoring and merging
-the partitions' candidates: at 10^6 points on two partitions, 2x the join's CPU
-(docs/scaling.md).
+machine's thread finds them. Split by list, a row probes lists in every partition (with 8
+probes and two partitions nearly every row does), each partition keeps its own k + 1
+candidates of the row from an empty top-k (a low threshold lets more points in) and
+re-scores them in float64, and the candidates are merged: docs/scaling.md measures both.
 """
 
 import numpy as np
@@ -408,11 +409,11 @@ def _replicated_neighbor_blocks(client, U, k, metric, rng, settings, centroids, 
                     "algorithm": "exact", "join": "replicated", "nlist": n_lists,
                     "nprobe": None, "recall": 1.0, "recall_sample": int(sample.size)}
             probes = probe(n_probe)
-    joined = [client.submit(replica_join, replicas[b % len(replicas)], start, probes[b], k,
+    blocks = [client.submit(replica_join, replicas[b % len(replicas)], start, probes[b], k,
                             metric, **homes[b % len(homes)])
               for b, (start, _) in enumerate(U.spans())]
-    indices = RowBlocks([part(client, f, 0) for f in joined], U.bounds)
-    sims = RowBlocks([part(client, f, 1) for f in joined], U.bounds)
+    indices = RowBlocks([part(client, f, 0) for f in blocks], U.bounds)
+    sims = RowBlocks([part(client, f, 1) for f in blocks], U.bounds)
     return indices, sims, moved, {"algorithm": "ivf", "join": "replicated", "nlist": n_lists,
                                   "nprobe": n_probe, "recall": recall,
                                   "recall_sample": int(sample.size)}
@@ -421,10 +422,11 @@ def _replicated_neighbor_blocks(client, U, k, metric, rng, settings, centroids, 
 def approximate_neighbor_blocks(client, U, k, metric, rng, settings=None):
     """IVF self-join neighbours of every row, as `kssc.neighbors._ann.approximate_search`
     finds them on one machine (the same lists, centroids, sample and adapted nprobe given
-    the same `rng`), partitioned by list: (indices, similarities) RowBlocks, the bytes the
-    row shuffle moves (database and query pieces) and the search's info ("algorithm":
-    "ivf", or "exact" after the single machine's switch to the exact search, "nlist",
-    "nprobe", "recall", "recall_sample")."""
+    the same `rng`), on replicas where every worker can hold them (`_replicates`), else
+    partitioned by list: (indices, similarities) RowBlocks, the bytes moved (the replicas,
+    or the row shuffle's database and query pieces) and the search's info ("algorithm":
+    "ivf", or "exact" after the single machine's switch to the exact search, "join":
+    "replicated" or "partitioned", "nlist", "nprobe", "recall", "recall_sample")."""
     settings = IVF() if settings is None else settings
     n = U.n_rows
     dim = client.submit(lambda block: block.shape[1], U.futures[0]).result()

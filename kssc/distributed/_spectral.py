@@ -318,7 +318,7 @@ def ncut_embedding(client, W, degrees, n_clusters, rng):
     dtype = refine_dtype(_TOL)
     operator, moved_rows = ncut_operator(client, W, degrees, dtype)
     start = _coarse.coarse_start(client, operator, W, degrees, min(n_clusters + _GUARDS, n - 1),
-                                 rng, dtype)
+                                 rng, dtype, tol=_TOL ** 2)
     width = client.submit(_width, start[0]).result()
     _, vectors, converged, n_iter = _eigen.lobpcg(client, operator, start, n_clusters, _TOL,
                                                   _MAX_ITER)

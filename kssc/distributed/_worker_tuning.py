@@ -70,8 +70,10 @@ def _restore(previous, dask_worker):
         os.environ.pop(CORES_VARIABLE, None)
     else:
         os.environ[CORES_VARIABLE] = value
-    _set_allocator(os.environ.get("MALLOC_MMAP_THRESHOLD_", _DEFAULT_MMAP_THRESHOLD),
-                   os.environ.get("MALLOC_TRIM_THRESHOLD_", 0), trim=True)
+    threshold = os.environ.get("MALLOC_TRIM_THRESHOLD_")
+    if threshold is not None:  # else the fit left the allocator alone (`_set_allocator`)
+        _set_allocator(os.environ.get("MALLOC_MMAP_THRESHOLD_", _DEFAULT_MMAP_THRESHOLD),
+                       threshold, trim=True)
 
 
 def core_shares(client):
