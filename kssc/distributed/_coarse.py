@@ -54,8 +54,8 @@ def coarse_vectors(coarse, width, random_state, tol):
     that the start's residuals stay far below the tolerance LOBPCG then refines to on the
     whole graph). At machine precision (`top_eigenvectors`' ARPACK) the client took 12.3 s on
     the 43,831-aggregate graph of a 10^6-point fit with KSSC's defaults while the workers
-    idled; at 1e-6, 4.8 s (largest residual 5e-7). At 1e-3 (1.4 s) LOBPCG took 12
-    iterations instead of 4 from it (docs/scaling.md)."""
+    idled; at 1e-6, 4.8 s (largest residual 5e-7). At 1e-3 (1.4 s) LOBPCG then made 12
+    halo products a worker instead of 4 (docs/scaling.md)."""
     n = coarse.shape[0]
     if n <= _DENSE_UP_TO or width >= n - 1:
         return top_eigenvectors(coarse, width, random_state)[1]
