@@ -5,8 +5,8 @@ block's diagonal part), so the prolongation Q = D^1/2 A diag(mass)^-1/2 is block
 every point's column of Q is one number q_i at its aggregate's index. The coarse matrix
 Q^T P Q is summed over the blocks from their rows of P and the (aggregate, q) of their halo
 rows, the exchange a product with P moves; the client solves it (an aggregate per row, not
-a point) to LOBPCG's tolerance (`coarse_vectors`) and sends each block its aggregates' rows
-of the coarse eigenvectors.
+a point) to a residual far below LOBPCG's tolerance (`coarse_vectors`) and sends each block
+its aggregates' rows of the coarse eigenvectors.
 """
 
 import numpy as np
