@@ -48,12 +48,8 @@ def profile(n, workers, seed=0, join="auto", setting="paper"):
     replicated join's; `setting` is bench_distributed's ("paper" or "generic")."""
     from distributed import Client, LocalCluster, get_task_stream
 
-    from benchmarks.bench_distributed import SETTINGS
+    from benchmarks.bench_distributed import _join, _params
     from kssc import distributed as kd
-    from kssc.distributed import _neighbors
-
-    if join == "partitioned":
-        _neighbors._REPLICA_SHARE = 0.0
     from kssc.datasets import make_union_of_subspaces
 
     X, _ = make_union_of_subspaces(n, ambient_dim=64, n_subspaces=10,
@@ -67,11 +63,9 @@ def profile(n, workers, seed=0, join="auto", setting="paper"):
                            dashboard_address=None) as cluster,
               Client(cluster) as client):
             data = kd.read_npy(path, rows_per_block=-(-n // (2 * workers)))
-            with get_task_stream(client) as stream, warnings.catch_warnings():
+            with get_task_stream(client) as stream, warnings.catch_warnings(), _join(join):
                 warnings.simplefilter("ignore")
-                model = kd.fit(data, 10, **{**SETTINGS[setting],
-                                            "neighbor_algorithm": "approximate"},
-                               random_state=seed, client=client)
+                model = kd.fit(data, 10, **_params(setting), random_state=seed, client=client)
                 model.labels_.compute()
             return model.timings_, stream.data
 
