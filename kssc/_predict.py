@@ -237,11 +237,11 @@ def _dense_top_k(rows, queries, batch, k, metric):
     return found
 
 
-def _search_view(view, b, k, metric, batch):
-    """The k nearest training rows (indices into the training points, most similar first)
-    of the batch's b rows, already written to the view's first rows: float32 top-k by the
-    IVF lists or the exact search, then re-scored in float64 and sorted (compiled kernels
-    over numba's threads; ties: the smaller index, as the fit's search)."""
+def _search_view(view, b, k, metric, batch, ordered=True):
+    """The k nearest training rows (indices into the training points) of the batch's b
+    rows, already written to the view's first rows: float32 top-k by the IVF lists or the
+    exact search; `ordered`: then re-scored in float64 and sorted, most similar first
+    (compiled kernels over numba's threads; ties: the smaller index, as the fit's search)."""
     from ._predict_kernels import ivf_top_k_blocks, rescore_sort_blocks
 
     bounds = blocks(b, _n_threads())
@@ -258,16 +258,20 @@ def _search_view(view, b, k, metric, batch):
             found[short] = _dense_top_k(view.rows, short, batch, k, metric)
     else:
         found = exact_top_k(view.db32, np.arange(b), batch, k, metric, view.half_sq_norms)
-    ordered = np.empty_like(found)
-    rescore_sort_blocks(bounds, view.rows, found, _METRIC_CODES[metric], ordered)
-    return ordered - batch
+    if not ordered:
+        return found - batch
+    by_score = np.empty_like(found)
+    rescore_sort_blocks(bounds, view.rows, found, _METRIC_CODES[metric], by_score)
+    return by_score - batch
 
 
-def query_candidates(index, new, metric):
+def query_candidates(index, new, metric, ordered=True):
     """Candidates (b, k) of the new rows `new` (coded as the fit codes: unit rows when it
     normalises; at most `index.batch`) among the training points, view by view as
     `kssc.neighbors.candidates.candidate_sets` builds them (without the random candidates). Writes
-    them into the index's batch rows."""
+    them into the index's batch rows. Not `ordered` (one view only): each row's candidates
+    in no particular order (a code does not depend on it, up to rounding), without the
+    float64 re-sort."""
     b = new.shape[0]
     index.coded[:b] = new
     candidates = np.empty((b, 0), dtype=np.int64)
@@ -279,7 +283,8 @@ def query_candidates(index, new, metric):
             view.db32[:b] = view.rows[:b] - view.centre
         else:
             view.db32[:b] = view.rows[:b]
-        found = _search_view(view, b, candidates.shape[1] + count, metric, index.batch)
+        found = _search_view(view, b, candidates.shape[1] + count, metric, index.batch,
+                             ordered or len(index.views) > 1)
         candidates = merge_candidates(candidates, found, count) if candidates.shape[1] else found
     return candidates
 
@@ -365,7 +370,7 @@ def predict_labels(model, X):
             rows = new[part]
             if model.normalize:
                 rows, zero[part] = normalize_rows(rows)
-            indices = query_candidates(index, rows, model.metric)
+            indices = query_candidates(index, rows, model.metric, ordered=False)
             coef, converged[part] = _code(model, index, indices, solver)
             b = indices.shape[0]
             labels[part] = residual_labels(index.coded[:b], index.coded[index.batch:], indices,

@@ -7,9 +7,10 @@ LARS with the lasso modification, Efron et al. 2004): z = 0 from mu = max |b| do
 each piece the active coefficients move along d = G_AA^-1 s_A (s: their signs) while mu
 falls, until an active coefficient reaches zero (it leaves) or an inactive correlation
 |b_j - G_j z| reaches mu (it joins, with that correlation's sign), and the path stops at
-mu = lam. Each piece costs one Cholesky of the active block and two products with G's
-active columns; at k = 20 a point takes about k pieces, a few thousand flops against the
-hundred or so iterations FISTA needs to meet its objective tolerance.
+mu = lam. Each piece costs one new row of the active block's Cholesky factor (all of it
+after a leave), a substitution and one product with G's active columns; at k = 20 a point
+takes about k pieces, a few thousand flops against the hundred or so iterations FISTA needs
+to meet its objective tolerance.
 
 The result is the model's optimum (to rounding) rather than an iterate stopped by a
 tolerance. Duplicate neighbours are harmless (a copy's correlation never leaves its twin's,
@@ -34,10 +35,10 @@ _FISTA_RHO0, _FISTA_GROWTH = _FISTA_STEP
 
 @jit
 def homotopy_point(G, b, lam, positive, max_steps, z, work, active, member, L):
-    """Solve one problem into `z` (k,). Scratch: `work` (4, k), `active` (k,) int64,
+    """Solve one problem into `z` (k,). Scratch: `work` (5, k), `active` (k,) int64,
     `member` (k,) bool, `L` (k, k). Returns (pieces, solved)."""
     k = b.size
-    c, d, a, sign = work[0], work[1], work[2], work[3]
+    c, d, a, sign, w = work[0], work[1], work[2], work[3], work[4]
     z[:] = 0.0
     member[:] = False
     for j in range(k):
@@ -58,7 +59,8 @@ def homotopy_point(G, b, lam, positive, max_steps, z, work, active, member, L):
             active[0], member[first], n, factored = first, True, 1, 0
             sign[first] = 1.0 if c[first] > 0 else -1.0
         # Cholesky of G[A, A] (rows and columns in the order of `active`): after a join only
-        # its new last row, after a start or a leave all of it.
+        # its new last row, after a start or a leave all of it; w = L^-1 s_A row by row with
+        # it (an active sign never changes, so a join adds one entry to w).
         for p in range(factored, n):
             for q in range(p + 1):
                 v = G[active[p], active[q]]
@@ -70,18 +72,20 @@ def homotopy_point(G, b, lam, positive, max_steps, z, work, active, member, L):
                     L[p, p] = np.sqrt(v)
                 else:
                     L[p, q] = v / L[q, q]
-        factored = n
-        # d = G_AA^-1 s_A (by position in `active`): forward, then backward substitution.
-        for p in range(n):
             v = sign[active[p]]
             for r in range(p):
-                v -= L[p, r] * d[r]
-            d[p] = v / L[p, p]
+                v -= L[p, r] * w[r]
+            w[p] = v / L[p, p]
+        factored = n
+        # d = G_AA^-1 s_A = L^-T w (by position in `active`): backward substitution by rows
+        # of L (contiguous updates, no chain of dependent sums).
+        for p in range(n):
+            d[p] = w[p]
         for p in range(n - 1, -1, -1):
-            v = d[p]
-            for r in range(p + 1, n):
-                v -= L[r, p] * d[r]
-            d[p] = v / L[p, p]
+            d[p] /= L[p, p]
+            dp = d[p]
+            for r in range(p):
+                d[r] -= L[p, r] * dp
         # a_j = G[j, A] d (G is symmetric: read by rows): how fast correlation j falls.
         for j in range(k):
             a[j] = 0.0
@@ -100,24 +104,19 @@ def homotopy_point(G, b, lam, positive, max_steps, z, work, active, member, L):
         for j in range(k):
             if member[j] or j == dropped:
                 continue
-            if a[j] < 1.0:
-                t = (mu - c[j]) / (1.0 - a[j])
-                if 0.0 < t < gamma:
-                    gamma, event, who = t, 2, j
-            if not positive and a[j] > -1.0:
-                t = (mu + c[j]) / (1.0 + a[j])
-                if 0.0 < t < gamma:
-                    gamma, event, who = t, 3, j
+            # Step gap / rate, compared by a product: a division only for a new nearest.
+            rate, gap = 1.0 - a[j], mu - c[j]
+            if rate > 0.0 and gap > 0.0 and gap < gamma * rate:
+                gamma, event, who = gap / rate, 2, j
+            rate, gap = 1.0 + a[j], mu + c[j]
+            if not positive and rate > 0.0 and gap > 0.0 and gap < gamma * rate:
+                gamma, event, who = gap / rate, 3, j
         for p in range(n):
             z[active[p]] += gamma * d[p]
         mu -= gamma
-        # The correlations from z itself (no drift from the pieces' updates).
+        # Every correlation falls at its rate a along the piece (as LARS updates them).
         for j in range(k):
-            c[j] = b[j]
-        for p in range(n):
-            col, zp = active[p], z[active[p]]
-            for j in range(k):
-                c[j] -= G[col, j] * zp
+            c[j] -= gamma * a[j]
         dropped = -1
         if event == 0:
             return step, True
@@ -141,7 +140,7 @@ def homotopy_range(lo, hi, X, rows, indices, weight, ridge, positive, max_steps,
     (pieces, or FISTA's iterations where it took over: tol, max_iter) and converged."""
     k = indices.shape[1]
     gram, corr = np.empty((k, k)), np.empty(k)
-    work, L, fista_work = np.empty((4, k)), np.empty((k, k)), np.empty((5, k))
+    work, L, fista_work = np.empty((5, k)), np.empty((k, k)), np.empty((5, k))
     active, member = np.empty(k, dtype=np.int64), np.empty(k, dtype=np.bool_)
     for i in range(lo, hi):
         sq_norm = gram_point(X, rows[i], indices[i], gram, corr)

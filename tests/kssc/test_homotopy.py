@@ -66,7 +66,7 @@ def test_homotopy_meets_the_optimality_conditions(positive):
     X, indices = _union_problem(seed=1)
     lam = 0.01
     k = indices.shape[1]
-    work, active = np.empty((4, k)), np.empty(k, dtype=np.int64)
+    work, active = np.empty((5, k)), np.empty(k, dtype=np.int64)
     member, L, z = np.empty(k, dtype=bool), np.empty((k, k)), np.empty(k)
     for x, idx in zip(X, indices, strict=True):
         A = X[idx]

@@ -143,6 +143,25 @@ def test_rows_whose_lists_hold_too_few_points_are_searched_exactly():
     np.testing.assert_array_equal(found, expected)
 
 
+
+@pytest.mark.parametrize("algorithm", ["exact", "ivf"])
+def test_unordered_candidates_are_the_ordered_sets(algorithm):
+    # predict skips the float64 re-sort of a single view's candidates: the same candidates
+    # in each row, and the re-sort is what orders them (most similar first).
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((2200, 8))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    search = "exact" if algorithm == "exact" else IVF(nlist=20, nprobe=4, min_recall=0)
+    model = KSSC(2, n_neighbors=9, random_state=0, neighbor_algorithm=search).fit(X[:2000])
+    index = build_index(model)
+    ordered = query_candidates(index, X[2000:], "abs_cosine")
+    unordered = query_candidates(index, X[2000:], "abs_cosine", ordered=False)
+    np.testing.assert_array_equal(np.sort(unordered, axis=1), np.sort(ordered, axis=1))
+    scores = np.abs(np.einsum("ij,ikj->ik", X[2000:], X[ordered]))
+    assert (np.diff(scores, axis=1) <= 0).all()
+    assert not (np.diff(np.abs(np.einsum("ij,ikj->ik", X[2000:], X[unordered])), axis=1)
+                <= 0).all()
+
 def ivf_union(n=6000, seed=0):
     """A union large enough for an IVF index of a few dozen lists."""
     X, y = union(n_subspaces=4, dim=4, n_per=n // 4, ambient=24, seed=seed)
