@@ -1,20 +1,24 @@
-"""Fast and exact paths above the switch: the labels' agreement (ARI) and both accuracies.
+"""Fast and exact paths above the switch: the labels' agreement (ARI) and the accuracies.
 
-Run: `KSSC_DATA_DIR=... python -m benchmarks.bench_agreement [--data tir scale] [--n 60000]`;
-the held-out check (`make heldout` runs it):
+Run: `KSSC_DATA_DIR=... python -m benchmarks.bench_agreement [--data tir scale] [--n 60000]
+[--seeds 0 1 2]`; the held-out check (`make heldout` runs it):
 `python -m benchmarks.bench_agreement --data fashion --output results/heldout_agreement.csv`.
 Above 50,000 points `KSSC`'s defaults take the fast paths: the IVF self-join (`kssc.IVF()`)
-and the multilevel spectral step. This fits them and the exact path (exact neighbours, ARPACK)
-with the same settings and seed, and prints the adjusted Rand index between their labels and
-each one's accuracy (100 - Hungarian-matched error); one row per (data, path) goes to
-bench_agreement.csv in results/ (sidecar: versions, load average); asserts nothing. Data (never
+and the multilevel spectral step. This fits, with the same settings, at every seed of
+`--seeds` (`random_state`): the default path; the exact path (exact neighbours, ARPACK); and
+each fast part alone, "ivf_arpack" (the IVF self-join, ARPACK) and "exact_multilevel" (exact
+neighbours, the multilevel step), whatever N. It prints each fit's accuracy (100 -
+Hungarian-matched error) and the adjusted Rand index of its labels against the exact path's
+at the first seed (the exact path at the other seeds: how much the seed alone moves the
+labels); one row per (data, path, seed) goes to bench_agreement.csv in results/ (sidecar:
+versions, load average); asserts nothing. Data (never
 Fashion-MNIST or MNIST, kept as the held-out check): "tir", the paper's large-scale TIR data
 (`make_tir_large`: 5 subspaces of 3 real library spectra, D = 321); "scale", the scale
 experiment's union (10 subspaces of dimension 5-10 in D = 64, noise 0.01). "fashion" is the
 held-out check, never used to choose a setting: all 70,000 Fashion-MNIST images (training and
 test; `--heldout-dir`, as bench_heldout reads them; `--n` does not apply) projected on their
-100 leading principal directions, with 10 clusters. ARPACK is forced
-above the switch by raising `kssc.spectral._clustering._MULTILEVEL_FROM` for the exact path's fit.
+100 leading principal directions, with 10 clusters. The spectral route is forced by setting
+`kssc.spectral._clustering._MULTILEVEL_FROM` for the fit: above N (ARPACK) or 0 (multilevel).
 """
 
 import argparse
@@ -30,7 +34,7 @@ from sklearn.metrics import adjusted_rand_score
 
 from benchmarks.bench_heldout import PACKAGE_DIR, load_every_image
 from experiments._checkout import REPO_ROOT as REPO
-from kssc import KSSC, clustering_error
+from kssc import IVF, KSSC, clustering_error
 from kssc.datasets import make_union_of_subspaces
 from kssc.datasets.tir import load_tir_library, make_tir_large
 from kssc.spectral import _clustering as spectral
@@ -50,12 +54,18 @@ def load(name, n, heldout_dir=None):
     return X, y, 10
 
 
-def fit(X, n_clusters, exact):
-    """Labels and seconds of KSSC's defaults; `exact`: exact neighbours and ARPACK."""
-    model = KSSC(n_clusters, random_state=0,
-                 neighbor_algorithm="exact" if exact else "auto")
-    with warnings.catch_warnings(), mock.patch.object(
-            spectral, "_MULTILEVEL_FROM", X.shape[0] if exact else spectral._MULTILEVEL_FROM):
+# path -> (neighbor_algorithm, spectral route: "arpack", "multilevel" or None for the
+# default switch); `KSSC`'s defaults otherwise.
+PATHS = {"default": ("auto", None), "exact": ("exact", "arpack"),
+         "ivf_arpack": (IVF(), "arpack"), "exact_multilevel": ("exact", "multilevel")}
+
+
+def fit(X, n_clusters, path, seed=0):
+    """The fitted model and seconds of KSSC's defaults by `path` (`PATHS`) at `seed`."""
+    neighbours, route = PATHS[path]
+    switch = {None: spectral._MULTILEVEL_FROM, "arpack": X.shape[0] + 1, "multilevel": 0}[route]
+    model = KSSC(n_clusters, random_state=seed, neighbor_algorithm=neighbours)
+    with warnings.catch_warnings(), mock.patch.object(spectral, "_MULTILEVEL_FROM", switch):
         warnings.simplefilter("ignore")
         start = time.perf_counter()
         model.fit(X)
@@ -67,6 +77,8 @@ def main(argv=None):
     parser.add_argument("--data", nargs="+", default=["tir", "scale"],
                         choices=["tir", "scale", "fashion"])
     parser.add_argument("--n", type=int, default=60_000, help="points (above the 50,000 switch)")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2],
+                        help="random_state of every path's fits (the first: the reference)")
     parser.add_argument("--heldout-dir", type=Path,
                         default=Path(os.environ.get("KSSC_HELDOUT_DIR") or PACKAGE_DIR),
                         help="Fashion-MNIST's folder (bench_heldout's --data)")
@@ -78,27 +90,30 @@ def main(argv=None):
     rows = []
     for name in args.data:
         X, y, n_clusters = load(name, args.n, args.heldout_dir)
-        fitted = {}
-        for path in ("default", "exact"):
-            load_average = os.getloadavg()[0]
-            model, seconds = fit(X, n_clusters, path == "exact")
-            search = model.neighbor_search_
-            fitted[path] = model.labels_
-            accuracy = 100.0 - clustering_error(y, model.labels_)
-            print(f"{name} ({X.shape[0]:,} x {X.shape[1]}) {path:7s}: accuracy {accuracy:6.2f} %, "
-                  f"{seconds:7.1f} s (neighbours {search['algorithm']}, recall "
-                  f"{search['recall']:.3f}, nprobe {search.get('nprobe')})")
-            rows.append({"data": name, "n_samples": X.shape[0], "ambient_dim": X.shape[1],
-                         "path": path, "accuracy_pct": accuracy, "time_fit_s": seconds,
-                         "neighbours": search["algorithm"], "recall": search["recall"],
-                         "nprobe": search.get("nprobe"), "load_average": round(load_average, 2)})
-        ari = adjusted_rand_score(fitted["exact"], fitted["default"])
-        print(f"{name}: ARI(default, exact) = {ari:.4f}")
-        for row in rows[-2:]:
-            row["ari_default_vs_exact"] = ari
+        reference = None
+        for path in ("exact", "default", "ivf_arpack", "exact_multilevel"):
+            for seed in args.seeds:
+                load_average = os.getloadavg()[0]
+                model, seconds = fit(X, n_clusters, path, seed)
+                if reference is None:  # the exact path at the first seed
+                    reference = model.labels_
+                search = model.neighbor_search_
+                accuracy = 100.0 - clustering_error(y, model.labels_)
+                ari = adjusted_rand_score(reference, model.labels_)
+                print(f"{name} ({X.shape[0]:,} x {X.shape[1]}) {path:16s} seed {seed}: accuracy "
+                      f"{accuracy:6.2f} %, ARI vs exact {ari:.4f}, {seconds:7.1f} s (neighbours "
+                      f"{search['algorithm']}, recall {search['recall']:.3f}, nprobe "
+                      f"{search.get('nprobe')})")
+                rows.append({"data": name, "n_samples": X.shape[0], "ambient_dim": X.shape[1],
+                             "path": path, "seed": seed, "accuracy_pct": accuracy,
+                             "ari_vs_exact": ari, "time_fit_s": seconds,
+                             "neighbours": search["algorithm"], "recall": search["recall"],
+                             "nprobe": search.get("nprobe"),
+                             "load_average": round(load_average, 2)})
     _produce.write_benchmark(pd.DataFrame(rows), args.output, args.output.stem,
-                             {"data": args.data, "n": args.n,
-                              "setting": "KSSC defaults, random_state=0"},
+                             {"data": args.data, "n": args.n, "seeds": args.seeds,
+                              "setting": "KSSC defaults; reference: the exact path at the "
+                                         "first seed"},
                              started=started, clock=start)
 
 

@@ -79,13 +79,22 @@ def test_bench_predict_writes_rates_and_agreement(tmp_path):
     assert (frame["agreement_with_exact_search"] == 1.0).all()
 
 
-def test_bench_agreement_writes_both_paths(tmp_path):
+def test_bench_agreement_writes_every_path_and_seed(tmp_path, monkeypatch):
     pd = pytest.importorskip("pandas")
+    bench = _load("bench_agreement")
+    # Each path's spectral route, as top_eigenvectors runs it (above its dense limit).
+    multilevel = []
+    real = bench.spectral._multilevel_top
+    monkeypatch.setattr(bench.spectral, "_multilevel_top",
+                        lambda P, *a, **k: multilevel.append(P.shape[0]) or real(P, *a, **k))
     output = tmp_path / "bench_agreement.csv"
-    _load("bench_agreement").main(["--data", "scale", "--n", "1000", "--output", str(output)])
+    bench.main(["--data", "scale", "--n", "3000", "--seeds", "0", "1", "--output", str(output)])
+    assert multilevel == [3000, 3000]  # exact_multilevel's fits only (3,000 < the switch)
     frame = pd.read_csv(output)
-    assert list(frame["path"]) == ["default", "exact"]
-    assert (frame["ari_default_vs_exact"] == 1.0).all() and (frame["accuracy_pct"] == 100).all()
+    assert list(zip(frame["path"], frame["seed"])) == [
+        (path, seed) for path in ("exact", "default", "ivf_arpack", "exact_multilevel")
+        for seed in (0, 1)]
+    assert (frame["ari_vs_exact"] == 1.0).all() and (frame["accuracy_pct"] == 100).all()
 
 
 @pytest.mark.e2e
