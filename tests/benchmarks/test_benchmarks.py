@@ -97,6 +97,26 @@ def test_bench_agreement_writes_every_path_and_seed(tmp_path, monkeypatch):
     assert (frame["ari_vs_exact"] == 1.0).all() and (frame["accuracy_pct"] == 100).all()
 
 
+
+def test_bench_recall_agreement_rows_and_choice(tmp_path):
+    pd = pytest.importorskip("pandas")
+    bench = _load("bench_recall_agreement")
+    output = tmp_path / "bench_recall_agreement.csv"
+    bench.main(["--data", "digits", "--nprobe", "1", "46", "--seeds", "0", "--output",
+                str(output)])
+    frame = pd.read_csv(output)
+    assert list(frame["nprobe"]) == [1, 46] and (frame["nlist"] == 46).all()
+    # Every list probed is the exact search: the exact labels; one list is far from it.
+    assert frame["recall"].iloc[1] == 1.0 and frame["ari_vs_exact"].iloc[1] == 1.0
+    assert frame["recall"].iloc[0] < 0.9 and frame["ari_vs_exact"].iloc[0] < 0.95
+    # The choice: the smallest nprobe whose worst seed reaches the target, else none.
+    rows = pd.DataFrame({"data": ["a"] * 4 + ["b"] * 2, "nprobe": [2, 2, 4, 4, 2, 2],
+                         "recall": [0.9, 0.9, 0.99, 0.97, 0.8, 0.8],
+                         "ari_vs_exact": [0.99, 0.90, 0.96, 0.95, 0.5, 0.99]})
+    chosen = bench.smallest_agreeing(rows).set_index("data")
+    assert chosen.loc["a", "nprobe"] == 4 and chosen.loc["a", "recall_mean"] == 0.98
+    assert np.isnan(chosen.loc["b", "nprobe"])
+
 @pytest.mark.e2e
 def test_bench_distributed_sets_each_fit_beside_the_single_machines(tmp_path):
     pd = pytest.importorskip("pandas")
