@@ -1,7 +1,7 @@
 """Fast and exact paths above the switch: the labels' agreement (ARI) and the accuracies.
 
 Run: `KSSC_DATA_DIR=... python -m benchmarks.bench_agreement [--data tir scale] [--n 60000]
-[--seeds 0 1 2]`; the held-out check (`make heldout` runs it):
+[--seeds 0 1 2] [--target-recall R]`; the held-out check (`make heldout` runs it):
 `python -m benchmarks.bench_agreement --data fashion --output results/heldout_agreement.csv`.
 Above 50,000 points `KSSC`'s defaults take the fast paths: the IVF self-join (`kssc.IVF()`)
 and the multilevel spectral step. This fits, with the same settings, at every seed of
@@ -11,7 +11,9 @@ neighbours, the multilevel step), whatever N. It prints each fit's accuracy (100
 Hungarian-matched error) and the adjusted Rand index of its labels against the exact path's
 at the first seed (the exact path at the other seeds: how much the seed alone moves the
 labels); one row per (data, path, seed) goes to bench_agreement.csv in results/ (sidecar:
-versions, load average); asserts nothing. Data (never
+versions, load average); asserts nothing. `--target-recall R`: the IVF of the default path
+(above the switch) and of "ivf_arpack" aims at recall R (`IVF(target_recall=R)`), each such
+row naming it. Data (never
 Fashion-MNIST or MNIST, kept as the held-out check): "tir", the paper's large-scale TIR data
 (`make_tir_large`: 5 subspaces of 3 real library spectra, D = 321); "scale", the scale
 experiment's union (10 subspaces of dimension 5-10 in D = 64, noise 0.01). "fashion" is the
@@ -35,6 +37,7 @@ from sklearn.metrics import adjusted_rand_score
 from benchmarks.bench_heldout import PACKAGE_DIR, load_every_image
 from experiments._checkout import REPO_ROOT as REPO
 from kssc import IVF, KSSC, clustering_error
+from kssc.estimator import APPROXIMATE_FROM
 from kssc.datasets import make_union_of_subspaces
 from kssc.datasets.tir import load_tir_library, make_tir_large
 from kssc.spectral import _clustering as spectral
@@ -60,9 +63,15 @@ PATHS = {"default": ("auto", None), "exact": ("exact", "arpack"),
          "ivf_arpack": (IVF(), "arpack"), "exact_multilevel": ("exact", "multilevel")}
 
 
-def fit(X, n_clusters, path, seed=0):
-    """The fitted model and seconds of KSSC's defaults by `path` (`PATHS`) at `seed`."""
+def fit(X, n_clusters, path, seed=0, target_recall=None):
+    """The fitted model and seconds of KSSC's defaults by `path` (`PATHS`) at `seed`; with
+    `target_recall`, the IVF self-join of the default path (above the switch) and of
+    "ivf_arpack" aims at that recall."""
     neighbours, route = PATHS[path]
+    if target_recall is not None and path in ("default", "ivf_arpack"):
+        neighbours = IVF(target_recall=target_recall)
+        if path == "default" and X.shape[0] <= APPROXIMATE_FROM:
+            neighbours = "exact"  # below the switch the default path searches exactly
     switch = {None: spectral._MULTILEVEL_FROM, "arpack": X.shape[0] + 1, "multilevel": 0}[route]
     model = KSSC(n_clusters, random_state=seed, neighbor_algorithm=neighbours)
     with warnings.catch_warnings(), mock.patch.object(spectral, "_MULTILEVEL_FROM", switch):
@@ -79,6 +88,8 @@ def main(argv=None):
     parser.add_argument("--n", type=int, default=60_000, help="points (above the 50,000 switch)")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2],
                         help="random_state of every path's fits (the first: the reference)")
+    parser.add_argument("--target-recall", type=float, default=None,
+                        help="the IVF's target_recall (default: IVF()'s)")
     parser.add_argument("--heldout-dir", type=Path,
                         default=Path(os.environ.get("KSSC_HELDOUT_DIR") or PACKAGE_DIR),
                         help="Fashion-MNIST's folder (bench_heldout's --data)")
@@ -94,7 +105,7 @@ def main(argv=None):
         for path in ("exact", "default", "ivf_arpack", "exact_multilevel"):
             for seed in args.seeds:
                 load_average = os.getloadavg()[0]
-                model, seconds = fit(X, n_clusters, path, seed)
+                model, seconds = fit(X, n_clusters, path, seed, args.target_recall)
                 if reference is None:  # the exact path at the first seed
                     reference = model.labels_
                 search = model.neighbor_search_
@@ -108,10 +119,13 @@ def main(argv=None):
                              "path": path, "seed": seed, "accuracy_pct": accuracy,
                              "ari_vs_exact": ari, "time_fit_s": seconds,
                              "neighbours": search["algorithm"], "recall": search["recall"],
-                             "nprobe": search.get("nprobe"),
+                             "nprobe": search.get("nprobe"), "target_recall": (
+                                 (args.target_recall or IVF().target_recall)
+                                 if path in ("default", "ivf_arpack") else None),
                              "load_average": round(load_average, 2)})
     _produce.write_benchmark(pd.DataFrame(rows), args.output, args.output.stem,
                              {"data": args.data, "n": args.n, "seeds": args.seeds,
+                              "target_recall": args.target_recall,
                               "setting": "KSSC defaults; reference: the exact path at the "
                                          "first seed"},
                              started=started, clock=start)
