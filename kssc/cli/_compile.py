@@ -68,7 +68,9 @@ def steps():
         ("IVF self-join and its predict", _approximate),
         ("exact solver (LADMPSAP)", lambda: _fit(solver="exact")),
         ("faces preset (ADMM)", lambda: _fit(**preset_params("faces"))),
-        ("motion preset", lambda: _fit(**preset_params("motion"))),
+        # Two neighbour views: predict re-sorts each view's candidates (one view does not).
+        ("motion preset and its predict", lambda: _fit(**preset_params("motion")).predict(
+            _data(50, 4))),
         ("KSSC defaults (global penalty)", lambda: _fit(**preset_params("generic"))),
         ("blocked exact search", _exact_search),
         ("batched lasso solvers", _lasso),
