@@ -29,8 +29,7 @@ from sklearn.metrics import adjusted_rand_score
 
 from experiments._checkout import REPO_ROOT as REPO
 from kssc import IVF, KSSC, clustering_error
-from kssc.datasets import yaleb_subject_images
-from kssc.datasets.yaleb import SUBJECTS
+from kssc.datasets.yaleb import SUBJECTS, load_yaleb
 
 DATA = ("digits", "yale10", "yale38")
 # The agreement the issue asks of the fast path (issue 41).
@@ -38,14 +37,12 @@ ARI_TARGET = 0.95
 
 
 def load(name):
-    """(X, y) of the data set `name`."""
+    """(X, y) of the data set `name` (Yale B: y the subject numbers)."""
     if name == "digits":
         X, y = load_digits(return_X_y=True)
         return X.astype(np.float64), y
-    subjects = SUBJECTS[:int(name.removeprefix("yale"))]
-    blocks = [yaleb_subject_images(s, size=(48, 42), include_bad=False, n_per_subject=None)
-              for s in subjects]
-    return np.vstack(blocks), np.repeat(np.arange(len(blocks)), [len(b) for b in blocks])
+    return load_yaleb(SUBJECTS[:int(name.removeprefix("yale"))], size=(48, 42),
+                      include_bad=False, n_per_subject=None)
 
 
 def fit(X, n_clusters, seed, nprobe=None):
