@@ -12,8 +12,9 @@ Hungarian-matched error) and the adjusted Rand index of its labels against the e
 at the first seed (the exact path at the other seeds: how much the seed alone moves the
 labels); one row per (data, path, seed) goes to bench_agreement.csv in results/ (sidecar:
 versions, load average); asserts nothing. `--target-recall R`: the IVF of the default path
-(above the switch) and of "ivf_arpack" aims at recall R (`IVF(target_recall=R)`), each such
-row naming it. Data (never
+(above the switch) and of "ivf_arpack" aims at recall R (`IVF(target_recall=R)`); each row
+of a path that runs the IVF names its target (the IVF searches exactly when the target
+would probe more than 1/32 of the lists). Data (never
 Fashion-MNIST or MNIST, kept as the held-out check): "tir", the paper's large-scale TIR data
 (`make_tir_large`: 5 subspaces of 3 real library spectra, D = 321); "scale", the scale
 experiment's union (10 subspaces of dimension 5-10 in D = 64, noise 0.01). "fashion" is the
@@ -63,17 +64,27 @@ PATHS = {"default": ("auto", None), "exact": ("exact", "arpack"),
          "ivf_arpack": (IVF(), "arpack"), "exact_multilevel": ("exact", "multilevel")}
 
 
-def fit(X, n_clusters, path, seed=0, target_recall=None):
-    """The fitted model and seconds of KSSC's defaults by `path` (`PATHS`) at `seed`; with
-    `target_recall`, the IVF self-join of the default path (above the switch) and of
-    "ivf_arpack" aims at that recall."""
-    neighbours, route = PATHS[path]
+def neighbours(path, n, target_recall=None):
+    """`path`'s neighbor_algorithm on n points and the recall its IVF aims at (None when it
+    searches exactly): with `target_recall`, the IVF of "ivf_arpack" and of the default
+    path above the switch aim at it."""
+    algorithm = PATHS[path][0]
+    if path == "default" and n < APPROXIMATE_FROM:
+        return algorithm, None  # below the switch the default path searches exactly
     if target_recall is not None and path in ("default", "ivf_arpack"):
-        neighbours = IVF(target_recall=target_recall)
-        if path == "default" and X.shape[0] <= APPROXIMATE_FROM:
-            neighbours = "exact"  # below the switch the default path searches exactly
+        algorithm = IVF(target_recall=target_recall)
+    if algorithm == "exact":
+        return algorithm, None
+    return algorithm, (IVF() if algorithm == "auto" else algorithm).target_recall
+
+
+def fit(X, n_clusters, path, seed=0, target_recall=None):
+    """The fitted model and seconds of KSSC's defaults by `path` (`PATHS`) at `seed`, its
+    neighbours as `neighbours` gives them."""
+    algorithm = neighbours(path, X.shape[0], target_recall)[0]
+    route = PATHS[path][1]
     switch = {None: spectral._MULTILEVEL_FROM, "arpack": X.shape[0] + 1, "multilevel": 0}[route]
-    model = KSSC(n_clusters, random_state=seed, neighbor_algorithm=neighbours)
+    model = KSSC(n_clusters, random_state=seed, neighbor_algorithm=algorithm)
     with warnings.catch_warnings(), mock.patch.object(spectral, "_MULTILEVEL_FROM", switch):
         warnings.simplefilter("ignore")
         start = time.perf_counter()
@@ -119,9 +130,8 @@ def main(argv=None):
                              "path": path, "seed": seed, "accuracy_pct": accuracy,
                              "ari_vs_exact": ari, "time_fit_s": seconds,
                              "neighbours": search["algorithm"], "recall": search["recall"],
-                             "nprobe": search.get("nprobe"), "target_recall": (
-                                 (args.target_recall or IVF().target_recall)
-                                 if path in ("default", "ivf_arpack") else None),
+                             "nprobe": search.get("nprobe"), "target_recall": neighbours(
+                                 path, X.shape[0], args.target_recall)[1],
                              "load_average": round(load_average, 2)})
     _produce.write_benchmark(pd.DataFrame(rows), args.output, args.output.stem,
                              {"data": args.data, "n": args.n, "seeds": args.seeds,

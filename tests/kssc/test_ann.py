@@ -132,8 +132,8 @@ def test_adapted_nprobe_reaches_the_target_recall_without_warning(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error", NeighborRecallWarning)
         _, sims, info = approximate_search(X, 10, random_state=0)
-    assert info["algorithm"] == "ivf" and info["recall"] >= 0.95 and info["nprobe"] > 16
-    assert neighbor_recall(sims, _exact_similarities(X, 10)) >= 0.94
+    assert info["algorithm"] == "ivf" and info["recall"] >= 0.99 and info["nprobe"] > 16
+    assert neighbor_recall(sims, _exact_similarities(X, 10)) >= 0.98
 
 
 def test_an_adapted_nprobe_scanning_many_lists_switches_to_the_exact_search():
