@@ -68,6 +68,7 @@ bench: $(STAMP)
 	$(PY) -m benchmarks.bench_baselines
 	$(PY) -m benchmarks.bench_predict
 	$(PY) -m benchmarks.bench_recall_agreement
+	$(PY) -m benchmarks.bench_ivf_share
 	$(PY) -m benchmarks.bench_path
 	$(PY) -m benchmarks.bench_auto
 	$(PY) -c "import spams, progressbar" 2>/dev/null || $(PY) -m pip install --quiet -e '.[peers]' || true

@@ -14,7 +14,7 @@ labels); one row per (data, path, seed) goes to bench_agreement.csv in results/ 
 versions, load average); asserts nothing. `--target-recall R`: the IVF of the default path
 (above the switch) and of "ivf_arpack" aims at recall R (`IVF(target_recall=R)`); each row
 of a path that runs the IVF names its target (the IVF searches exactly when the target
-would probe more than 1/32 of the lists). Data (never
+would probe more than 1/8 of the lists). Data (never
 Fashion-MNIST or MNIST, kept as the held-out check): "tir", the paper's large-scale TIR data
 (`make_tir_large`: 5 subspaces of 3 real library spectra, D = 321); "scale", the scale
 experiment's union (10 subspaces of dimension 5-10 in D = 64, noise 0.01). "fashion" is the

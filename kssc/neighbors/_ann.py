@@ -40,16 +40,12 @@ JOIN_FIRST_PROBE = _JOIN_FIRST_PROBE = 8
 MIN_TRAIN_PER_LIST = _MIN_TRAIN_PER_LIST = 39
 _KMEANS_ITERATIONS = 8
 _JOIN_TRAIN_PER_LIST = 40
-# The faiss index's defaults, which the distributed fit used before it ran the self-join. No
-# code reads them; the scale result's execution record names them (it imported the distributed
-# module), so they go when that result is next rerun.
-LISTS_PER_SQRT_N = 4
-FIRST_PROBE = 16
-TRAIN_PER_LIST = 64
-# An adapted nprobe scanning more than this share of the lists costs about as much as the
-# exact search (N = 60,000, D = 64, 979 lists: nprobe 16 took 0.58 of the exact search's
-# time, nprobe 64 1.2): the exact search runs instead.
-EXACT_FROM_SHARE = _EXACT_FROM_SHARE = 1 / 32
+# An adapted nprobe scanning more than this share of the lists is about as costly as the
+# exact search, with the recall rounds: the exact search runs instead. Measured by
+# `python -m benchmarks.bench_ivf_share` (the scale union, D = 64, 2 sqrt(N) lists): at
+# N = 50,000, 447 lists, nprobe 32 took 0.48 of the exact search's time and nprobe 64 0.69;
+# at 20,000 (282 lists) nprobe 64 took 0.74.
+EXACT_FROM_SHARE = _EXACT_FROM_SHARE = 1 / 8
 # Found neighbours within this of the exact k-th similarity count as found (ties, and the
 # exact sample is searched in float32).
 _RECALL_TOL = 1e-6
@@ -98,7 +94,7 @@ class IVF:
         Inverted lists; None: about 2 sqrt(n_samples) (at least 39 points per list).
     nprobe : int or None, default=None
         Lists probed per point; None adapts it: from 8, doubled until the sampled recall
-        reaches `target_recall`; when that takes more than 1/32 of the lists (data of high
+        reaches `target_recall`; when that takes more than 1/8 of the lists (data of high
         intrinsic dimension), the exact search runs instead, which is then cheaper.
     target_recall : float in (0, 1], default=0.99
         The recall the adapted `nprobe` aims at. 0.99 is where the labels of `KSSC`'s
@@ -190,7 +186,7 @@ def memory_bytes(n_samples, n_features, n_neighbors, index=None, dtype=float):
     """Bytes `approximate_search` holds at its peak (resident): a float32 copy of the rows
     unless they are float32 already, and the largest of its phases: the k-means sample; the
     recall sample's exact search (its similarity blocks); the join (every row's probed lists
-    at the first nprobe, the lists' ordering, the part of the worker threads' buffers that a
+    at twice the first nprobe when it adapts (its first doubling), the lists' ordering, the part of the worker threads' buffers that a
     list's points and the rows probing it fill, with room for lists 4x the mean, their
     slots sorted by list, and the running top-k); its end (the join's indices, the re-scored
     scores, the sort order and the sorted result, 32 bytes per neighbour). No copy of the
@@ -201,6 +197,8 @@ def memory_bytes(n_samples, n_features, n_neighbors, index=None, dtype=float):
     n, d, k = n_samples, n_features, n_neighbors
     n_lists = settings.nlist or int(_JOIN_LISTS_PER_SQRT_N * np.sqrt(n))
     n_probe = min(n_lists, settings.nprobe or _JOIN_FIRST_PROBE)
+    if not settings.nprobe and settings.recall_sample:
+        n_probe = min(n_lists, 2 * n_probe)  # the lists kept for the first doubling
     workers = _n_workers(n)
     copy = 4 * n * d if dtype != np.float32 else 0
     train = 12 * min(n, _JOIN_TRAIN_PER_LIST * n_lists) * d
@@ -250,10 +248,13 @@ def approximate_search(X_unit, n_neighbors, metric="euclidean", index=None,
     centroids = _train(X32, n_lists, metric, rng)
     clock.append(perf_counter())
     n_probe = min(n_lists, settings.nprobe or _JOIN_FIRST_PROBE)
-    probes = nearest_lists(X32, centroids, metric, n_probe)
+    sample = np.sort(rng.choice(n, min(settings.recall_sample, n), replace=False))
+    # An adapted nprobe's first doubling reads every row's lists from this one pass over
+    # the centroids (a second pass: 6-7 s at 10^6 points).
+    kept = n_probe if settings.nprobe or not sample.size else min(n_lists, 2 * n_probe)
+    probes = nearest_lists(X32, centroids, metric, kept)
     index = InvertedLists(probes[:, 0], n_lists)
     clock.append(perf_counter())
-    sample = np.sort(rng.choice(n, min(settings.recall_sample, n), replace=False))
     recall = float("nan")
     if sample.size:
         exact = exact_search(X32, k, metric, rows=sample)[1]
@@ -269,8 +270,10 @@ def approximate_search(X_unit, n_neighbors, metric="euclidean", index=None,
                 indices, sims = exact_search(X_unit, k, metric, progress=progress)
                 return indices, sims, {"algorithm": "exact", "nlist": n_lists, "nprobe": None,
                                        "recall": 1.0, "recall_sample": int(sample.size)}
-    if n_probe != probes.shape[1]:
+    if n_probe > probes.shape[1]:
         probes = nearest_lists(X32, centroids, metric, n_probe)
+    elif n_probe < probes.shape[1]:
+        probes = np.ascontiguousarray(probes[:, :n_probe])
     clock.append(perf_counter())
     indices, sims = _joined(X_unit, X32, index, np.arange(n), probes, k, metric, progress)
     clock.append(perf_counter())

@@ -109,6 +109,20 @@ def test_bench_agreement_writes_every_path_and_seed(tmp_path, monkeypatch):
 
 
 
+def test_bench_ivf_share_times_every_nprobe_against_the_exact_search(tmp_path):
+    pd = pytest.importorskip("pandas")
+    output = tmp_path / "bench_ivf_share.csv"
+    _load("bench_ivf_share").main(["--n", "3000", "--nprobe", "1", "100", "--output",
+                                   str(output)])
+    frame = pd.read_csv(output)
+    assert list(frame["nprobe"]) == [1, 100] and (frame["nlist"] == 76).all()
+    # 100 probes of 76 lists: every list, the exact neighbours; one list misses many.
+    assert list(frame["share"]) == [1 / 76, 1.0]
+    assert frame["recall"].iloc[1] == 1.0 and frame["recall"].iloc[0] < 0.9
+    assert (frame["time_exact_s"] > 0).all()
+    assert np.allclose(frame["ratio_to_exact"], frame["time_ivf_s"] / frame["time_exact_s"])
+
+
 def test_bench_recall_agreement_rows_and_choice(tmp_path):
     pd = pytest.importorskip("pandas")
     bench = _load("bench_recall_agreement")

@@ -353,7 +353,7 @@ def test_approximate_search_turns_exact_where_the_single_machine_does(client, mo
     if share is not None:
         monkeypatch.setattr(kd_neighbors, "_REPLICA_SHARE", share)
     # 25 dimensions of 40 per subspace: nprobe 8 misses neighbours, and doubling it would scan
-    # more than 1/32 of the lists, so both searches run exactly instead.
+    # more than 1/8 of the lists, so both searches run exactly instead.
     X, _ = make_union_of_subspaces(3000, ambient_dim=40, n_subspaces=2, subspace_dims=[25],
                                    noise=0.05, random_state=0)
     U = _uneven_blocks(client, X, [1500, 1500])
