@@ -186,7 +186,7 @@ def memory_bytes(n_samples, n_features, n_neighbors, index=None, dtype=float):
     """Bytes `approximate_search` holds at its peak (resident): a float32 copy of the rows
     unless they are float32 already, and the largest of its phases: the k-means sample; the
     recall sample's exact search (its similarity blocks); the join (every row's probed lists
-    at twice the first nprobe when it adapts (its first doubling), the lists' ordering, the part of the worker threads' buffers that a
+    at the first nprobe, the lists' ordering, the part of the worker threads' buffers that a
     list's points and the rows probing it fill, with room for lists 4x the mean, their
     slots sorted by list, and the running top-k); its end (the join's indices, the re-scored
     scores, the sort order and the sorted result, 32 bytes per neighbour). No copy of the
@@ -197,8 +197,6 @@ def memory_bytes(n_samples, n_features, n_neighbors, index=None, dtype=float):
     n, d, k = n_samples, n_features, n_neighbors
     n_lists = settings.nlist or int(_JOIN_LISTS_PER_SQRT_N * np.sqrt(n))
     n_probe = min(n_lists, settings.nprobe or _JOIN_FIRST_PROBE)
-    if not settings.nprobe and settings.recall_sample:
-        n_probe = min(n_lists, 2 * n_probe)  # the lists kept for the first doubling
     workers = _n_workers(n)
     copy = 4 * n * d if dtype != np.float32 else 0
     train = 12 * min(n, _JOIN_TRAIN_PER_LIST * n_lists) * d
