@@ -22,7 +22,8 @@ def test_import_contracts_are_kept():
 
 def test_the_distributed_code_imports_no_private_name_of_the_library():
     # It runs the library's stages with their public defaults (kssc.neighbors._ann's
-    # JOIN_LISTS_PER_SQRT_N, JOIN_FIRST_PROBE, ...), not with constants the stages keep to themselves.
+    # JOIN_LISTS_PER_SQRT_N, JOIN_FIRST_PROBE, ...), not with constants the stages keep to
+    # themselves.
     private = []
     for path in (REPO_ROOT / "kssc" / "distributed").glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
