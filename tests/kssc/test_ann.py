@@ -221,3 +221,23 @@ def test_self_join_gives_the_same_neighbours_whatever_its_row_chunks(monkeypatch
                              progress=lambda done, total: calls.append((done, total)))
     np.testing.assert_array_equal(np.sort(whole, axis=1), np.sort(chunked, axis=1))
     assert calls[-1][0] == calls[-1][1] and calls[-1][1] > 2 * 12 * 2
+
+
+@pytest.mark.parametrize("target, nprobe", [(0.9, 8), (0.97, 16), (0.99, 32)])
+def test_the_adapted_search_equals_the_fixed_one_at_its_nprobe(target, nprobe):
+    # The adaptation reads its first doubling's lists from the first assignment (sliced when
+    # it stops at once, a new pass beyond): the same neighbours as a search fixed at the
+    # nprobe it chose (8, 16 and 32 here; the sampled recall 0.948, 0.983, 0.996).
+    from kssc.datasets import make_union_of_subspaces
+    from kssc.utils._validation import normalize_rows
+
+    X, _ = make_union_of_subspaces(20000, ambient_dim=32, n_subspaces=5,
+                                   subspace_dims=[6, 8, 10], noise=0.01, random_state=0)
+    P = normalize_rows(X)[0]
+    indices, sims, info = approximate_search(P, 10, index=IVF(target_recall=target),
+                                             random_state=0)
+    assert info["algorithm"] == "ivf" and info["nprobe"] == nprobe
+    assert info["recall"] >= target
+    fixed = approximate_search(P, 10, index=IVF(nprobe=info["nprobe"]), random_state=0)
+    np.testing.assert_array_equal(indices, fixed[0])
+    np.testing.assert_array_equal(sims, fixed[1])
