@@ -22,19 +22,13 @@ import pandas as pd
 
 from experiments._checkout import REPO_ROOT as REPO
 from kssc import IVF
+from kssc._base import timed
 from kssc.datasets import make_union_of_subspaces
 from kssc.neighbors._ann import approximate_search
 from kssc.neighbors._exact import exact_search
 from kssc.utils._validation import normalize_rows
 
 K = 20
-
-
-def seconds(function, *args, **kwargs):
-    """(result, seconds) of one call."""
-    start = time.perf_counter()
-    result = function(*args, **kwargs)
-    return result, time.perf_counter() - start
 
 
 def main(argv=None):
@@ -53,12 +47,16 @@ def main(argv=None):
                                        random_state=0)
         P = normalize_rows(X)[0]
         load_average = os.getloadavg()[0]
-        exact = seconds(exact_search, P, K, "abs_cosine")[1]
+        seconds = {}
+        with timed(seconds, "exact"):
+            exact_search(P, K, "abs_cosine")
+        exact = seconds["exact"]
         for nprobe in args.nprobe:
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), timed(seconds, "ivf"):
                 warnings.simplefilter("ignore")
-                (_, _, info), ivf = seconds(approximate_search, P, K, metric="abs_cosine",
-                                            index=IVF(nprobe=nprobe), random_state=0)
+                info = approximate_search(P, K, metric="abs_cosine", index=IVF(nprobe=nprobe),
+                                          random_state=0)[2]
+            ivf = seconds["ivf"]
             share = min(nprobe, info["nlist"]) / info["nlist"]
             print(f"N {n:,}: nprobe {nprobe} of {info['nlist']} lists (share 1/{1 / share:.0f}):"
                   f" {ivf:.2f} s = {ivf / exact:.2f} x the exact search's {exact:.2f} s, recall "

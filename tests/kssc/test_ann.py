@@ -4,9 +4,11 @@ import numpy as np
 import pytest
 
 from kssc import IVF, KSSC, NeighborRecallWarning
+from kssc.datasets import make_union_of_subspaces
 from kssc.neighbors import _ann as ann
 from kssc.neighbors import nearest_neighbors
 from kssc.neighbors._ann import approximate_search, neighbor_recall
+from kssc.utils._validation import normalize_rows
 
 
 def _clustered(n=3000, dim=32, n_subspaces=6, sub_dim=4, seed=0):
@@ -94,8 +96,6 @@ def test_the_self_join_needs_no_faiss(monkeypatch):
 
 def _high_dimensional(n=4000, seed=0):
     # Two 25-dimensional subspaces of R^30: inverted lists hardly separate neighbours.
-    from kssc.datasets import make_union_of_subspaces
-
     X, _ = make_union_of_subspaces(n, ambient_dim=30, n_subspaces=2, subspace_dims=[25],
                                    noise=0.01, random_state=seed)
     return X / np.linalg.norm(X, axis=1, keepdims=True)
@@ -228,9 +228,6 @@ def test_the_adapted_search_equals_the_fixed_one_at_its_nprobe(target, nprobe):
     # The adaptation reads its first doubling's lists from the first assignment (sliced when
     # it stops at once, a new pass beyond): the same neighbours as a search fixed at the
     # nprobe it chose (8, 16 and 32 here; the sampled recall 0.948, 0.983, 0.996).
-    from kssc.datasets import make_union_of_subspaces
-    from kssc.utils._validation import normalize_rows
-
     X, _ = make_union_of_subspaces(20000, ambient_dim=32, n_subspaces=5,
                                    subspace_dims=[6, 8, 10], noise=0.01, random_state=0)
     P = normalize_rows(X)[0]
