@@ -43,8 +43,8 @@ _JOIN_TRAIN_PER_LIST = 40
 # An adapted nprobe scanning more than this share of the lists is about as costly as the
 # exact search, with the recall rounds: the exact search runs instead. Measured by
 # `python -m benchmarks.bench_ivf_share` (results/bench_ivf_share.csv; the scale union,
-# D = 64, 2 sqrt(N) lists): at N = 50,000, 447 lists, nprobe 32 took 0.45 of the exact
-# search's time and nprobe 64 0.58; at 20,000 (282 lists) nprobe 64 took 0.78.
+# D = 64, 2 sqrt(N) lists): at N = 50,000, 447 lists, nprobe 32 took 0.40 of the exact
+# search's time and nprobe 64 0.57; at 20,000 (282 lists) nprobe 64 took 0.60.
 EXACT_FROM_SHARE = _EXACT_FROM_SHARE = 1 / 8
 # Found neighbours within this of the exact k-th similarity count as found (ties, and the
 # exact sample is searched in float32).
