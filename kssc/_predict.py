@@ -247,10 +247,8 @@ def _search_view(view, b, k, metric, batch, ordered=True):
     bounds = blocks(b, _n_threads())
     if view.lists is not None:
         probes = nearest_lists(view.db32[:b], view.centroids, metric, view.nprobe)
-        # Rows by their own list: the lists a block of rows probes stay in cache.
-        rank = np.argsort(probes[:, 0], kind="stable")
         scores, found = empty_top_k(b, k)
-        ivf_top_k_blocks(bounds, rank, view.db32[:b], view.lists, view.bounds, probes,
+        ivf_top_k_blocks(bounds, view.db32[:b], view.lists, view.bounds, probes,
                          metric == "abs_cosine", scores, found)
         short = np.flatnonzero((found < 0).any(axis=1))
         found = view.order[np.maximum(found, 0)] + batch

@@ -67,64 +67,127 @@ def transposed_lists(X32, order, bounds):
 
 
 @jit
-def ivf_top_k_range(lo, hi, rank, queries, lists, bounds, probes, absolute, scores, indices):
-    """Queries rank[lo..hi-1] (rows of `queries`) join their running top-k (`kssc.neighbors._topk`)
-    with the points of every list l they probe (`probes`), by float32 inner product
-    (absolute: its absolute value); `lists` as `transposed_lists` makes it, a point named
-    by its place p in the lists (list l: places bounds[l] .. bounds[l + 1] - 1)."""
-    D = queries.shape[1]
-    largest = 0
-    for lst in range(bounds.size - 1):
-        largest = max(largest, bounds[lst + 1] - bounds[lst])
-    sims = np.empty(largest, dtype=np.float32)
-    for t in range(lo, hi):
-        i = rank[t]
-        x = queries[i]
-        for p in range(probes.shape[1]):
-            lst = probes[i, p]
-            a, size = bounds[lst], bounds[lst + 1] - bounds[lst]
-            block = lists[D * a:D * (a + size)]
-            out = sims[:size]
-            out[:] = 0.0
-            d = 0
-            while d + 4 <= D:
-                x0, x1, x2, x3 = x[d], x[d + 1], x[d + 2], x[d + 3]
-                c0 = block[d * size:(d + 1) * size]
-                c1 = block[(d + 1) * size:(d + 2) * size]
-                c2 = block[(d + 2) * size:(d + 3) * size]
-                c3 = block[(d + 3) * size:(d + 4) * size]
-                for j in range(size):
-                    out[j] += x0 * c0[j] + x1 * c1[j] + x2 * c2[j] + x3 * c3[j]
-                d += 4
-            while d < D:
-                c0 = block[d * size:(d + 1) * size]
-                for j in range(size):
-                    out[j] += x[d] * c0[j]
-                d += 1
-            top = -np.inf
-            for j in range(size):
-                if absolute:
-                    out[j] = abs(out[j])
-                top = max(top, out[j])
-            # Only a score >= the worst kept may enter: after the query's own list, most
-            # lists hold none (this maximum skips them, and their scan's branches).
+def _four_similarities(x0, x1, x2, x3, block, size, out):
+    """out[r, j] = <x_r, point j> for the four queries x0..x3 and the `size` points of one
+    list (`block`, (D, size) flat as `transposed_lists` keeps it): each slice of the list
+    read once for the four (four dimensions a pass, so that a pass is 16 multiply-adds per
+    four loads, in registers), the list staying in cache for all its queries."""
+    D = x0.size
+    o0, o1, o2, o3 = out[0], out[1], out[2], out[3]
+    for j in range(size):
+        o0[j] = 0.0
+        o1[j] = 0.0
+        o2[j] = 0.0
+        o3[j] = 0.0
+    d = 0
+    while d + 4 <= D:
+        c0 = block[d * size:(d + 1) * size]
+        c1 = block[(d + 1) * size:(d + 2) * size]
+        c2 = block[(d + 2) * size:(d + 3) * size]
+        c3 = block[(d + 3) * size:(d + 4) * size]
+        a0, a1, a2, a3 = x0[d], x0[d + 1], x0[d + 2], x0[d + 3]
+        b0, b1, b2, b3 = x1[d], x1[d + 1], x1[d + 2], x1[d + 3]
+        e0, e1, e2, e3 = x2[d], x2[d + 1], x2[d + 2], x2[d + 3]
+        f0, f1, f2, f3 = x3[d], x3[d + 1], x3[d + 2], x3[d + 3]
+        for j in range(size):
+            v0, v1, v2, v3 = c0[j], c1[j], c2[j], c3[j]
+            o0[j] += a0 * v0 + a1 * v1 + a2 * v2 + a3 * v3
+            o1[j] += b0 * v0 + b1 * v1 + b2 * v2 + b3 * v3
+            o2[j] += e0 * v0 + e1 * v1 + e2 * v2 + e3 * v3
+            o3[j] += f0 * v0 + f1 * v1 + f2 * v2 + f3 * v3
+        d += 4
+    while d < D:
+        c0 = block[d * size:(d + 1) * size]
+        for j in range(size):
+            o0[j] += x0[d] * c0[j]
+            o1[j] += x1[d] * c0[j]
+            o2[j] += x2[d] * c0[j]
+            o3[j] += x3[d] * c0[j]
+        d += 1
+
+
+@jit
+def _offer_list(i, sims, size, first, absolute, scores, indices):
+    """Query i's running top-k joins the `size` similarities `sims` of the points at places
+    first.. (absolute: their absolute values). A count that vectorises skips a list none of
+    whose points reaches the worst kept score (after the query's own list, most)."""
+    threshold = scores[i, 0]
+    passing = 0
+    for j in range(size):
+        if absolute:
+            sims[j] = abs(sims[j])
+        passing += sims[j] >= threshold
+    if passing == 0:
+        return
+    for j in range(size):
+        if sims[j] >= threshold and _worse(scores[i, 0], indices[i, 0], sims[j], first + j, i):
+            _offer(scores, indices, i, sims[j], first + j)
             threshold = scores[i, 0]
-            if top < threshold:
-                continue
-            for j in range(size):
-                if out[j] >= threshold and _worse(scores[i, 0], indices[i, 0], out[j], a + j,
-                                                  i):
-                    _offer(scores, indices, i, out[j], a + j)
-                    threshold = scores[i, 0]
+
+
+@jit
+def _join_probes(lo, hi, first, last, queries, lists, bounds, probes, absolute, scores, indices,
+                 starts, members, sims):
+    """Queries lo..hi-1 join their probes first..last-1, list by list: the queries probing a
+    list (counting sort into `members`, list l's from starts[l] on) in fours against it."""
+    n_lists = bounds.size - 1
+    starts[:] = 0
+    for i in range(lo, hi):
+        for p in range(first, last):
+            starts[probes[i, p] + 1] += 1
+    for lst in range(n_lists):
+        starts[lst + 1] += starts[lst]
+    cursor = starts[:n_lists].copy()
+    for i in range(lo, hi):
+        for p in range(first, last):
+            lst = probes[i, p]
+            members[cursor[lst]] = i
+            cursor[lst] += 1
+    D = queries.shape[1]
+    for lst in range(n_lists):
+        s, e = starts[lst], starts[lst + 1]
+        a, size = bounds[lst], bounds[lst + 1] - bounds[lst]
+        if s == e or size == 0:
+            continue
+        block = lists[D * a:D * (a + size)]
+        for g in range(s, e, 4):  # a last group of fewer than four repeats its last query
+            _four_similarities(queries[members[g]], queries[members[min(g + 1, e - 1)]],
+                               queries[members[min(g + 2, e - 1)]],
+                               queries[members[min(g + 3, e - 1)]], block, size, sims)
+            for r in range(min(4, e - g)):
+                _offer_list(members[g + r], sims[r], size, a, absolute, scores, indices)
+
+
+@jit
+def ivf_top_k_range(lo, hi, queries, lists, bounds, probes, absolute, scores, indices):
+    """Queries lo..hi-1 (rows of `queries`) join their running top-k (`kssc.neighbors._topk`)
+    with the points of every list they probe (`probes`), by float32 inner product
+    (absolute: its absolute value); `lists` as `transposed_lists` makes it, a point named
+    by its place p in the lists (list l: places bounds[l] .. bounds[l + 1] - 1). List by
+    list, as the fit's self-join: every query's own list (probes[:, 0]) first, so that its
+    threshold is high when the other lists come, whose points then seldom enter. The top-k
+    does not depend on the order (its tie order is total)."""
+    n_lists, n_probe = bounds.size - 1, probes.shape[1]
+    largest = 0
+    for lst in range(n_lists):
+        largest = max(largest, bounds[lst + 1] - bounds[lst])
+    sims = np.empty((4, largest), dtype=np.float32)
+    starts = np.empty(n_lists + 1, dtype=np.int64)
+    members = np.empty((hi - lo) * max(1, n_probe - 1), dtype=np.int64)
+    _join_probes(lo, hi, 0, 1, queries, lists, bounds, probes, absolute, scores, indices, starts,
+                 members, sims)
+    if n_probe > 1:
+        _join_probes(lo, hi, 1, n_probe, queries, lists, bounds, probes, absolute, scores,
+                     indices, starts, members, sims)
 
 
 @parallel_jit
-def ivf_top_k_blocks(blocks, rank, queries, lists, bounds, probes, absolute, scores, indices):
-    """`ivf_top_k_range` over the blocks [blocks[b], blocks[b + 1]) of `rank`, in
-    parallel."""
+def ivf_top_k_blocks(blocks, queries, lists, bounds, probes, absolute, scores, indices):
+    """`ivf_top_k_range` over the blocks of queries [blocks[b], blocks[b + 1]), in parallel
+    (no two update the same query)."""
     for b in prange(blocks.size - 1):
-        ivf_top_k_range(blocks[b], blocks[b + 1], rank, queries, lists, bounds, probes,
-                        absolute, scores, indices)
+        ivf_top_k_range(blocks[b], blocks[b + 1], queries, lists, bounds, probes, absolute,
+                        scores, indices)
 
 
 @jit

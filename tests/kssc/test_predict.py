@@ -144,6 +144,34 @@ def test_rows_whose_lists_hold_too_few_points_are_searched_exactly():
 
 
 
+@pytest.mark.parametrize(("dim", "absolute"), [(10, True), (8, False)])
+def test_ivf_kernel_keeps_the_best_of_the_probed_lists(dim, absolute):
+    # The compiled list-by-list search against a brute force over each query's probed
+    # lists: the same k places (D = 10 leaves a remainder after the four-dimension passes;
+    # two blocks of 20 and 17 queries leave a last group of fewer than four in most lists).
+    from kssc._predict_kernels import ivf_top_k_blocks, transposed_lists
+    from kssc.neighbors._topk import empty_top_k
+
+    rng = np.random.default_rng(7)
+    points = rng.standard_normal((300, dim)).astype(np.float32)
+    queries = rng.standard_normal((37, dim)).astype(np.float32)
+    assignment = rng.integers(0, 12, 300)
+    order = np.argsort(assignment, kind="stable")
+    bounds = np.searchsorted(assignment[order], np.arange(13))
+    probes = np.array([rng.choice(12, 4, replace=False) for _ in range(37)], dtype=np.int32)
+    scores, found = empty_top_k(37, 6)
+    lists = transposed_lists(points, order, bounds)
+    ivf_top_k_blocks(np.array([0, 20, 37]), queries, lists, bounds, probes, absolute, scores,
+                     found)
+    similarity = queries.astype(float) @ points[order].T.astype(float)
+    if absolute:
+        similarity = np.abs(similarity)
+    for q in range(37):
+        places = np.concatenate([np.arange(bounds[lst], bounds[lst + 1]) for lst in probes[q]])
+        best = places[np.argsort(-similarity[q, places])[:6]]
+        assert set(found[q]) == set(best)
+
+
 @pytest.mark.parametrize("algorithm", ["exact", "ivf"])
 def test_unordered_candidates_are_the_ordered_sets(algorithm):
     # predict skips the float64 re-sort of a single view's candidates: the same candidates
