@@ -143,12 +143,19 @@ def database_piece(block, start, probes, owner, p):
     return mine + start, block[mine], probes[mine, 0]
 
 
-def query_piece(block, start, probes, owner, p, rows=None):
-    """The rows of a block (or its local `rows`) that probe one of partition p's lists:
-    (ids, rows, their probed lists, p's first: the join scans a row's first list before
-    the others, so its threshold is high early, as its own list's makes it on one
-    machine)."""
+def first_probes(probes, n_probe):
+    """The first `n_probe` of every row's probed lists (the block's lists are found once for
+    the adaptation's first doubling, as on one machine)."""
+    return np.ascontiguousarray(probes[:, :n_probe])
+
+
+def query_piece(block, start, probes, owner, p, n_probe, rows=None):
+    """The rows of a block (or its local `rows`) that probe one of partition p's lists among
+    their first `n_probe`: (ids, rows, their probed lists, p's first: the join scans a row's
+    first list before the others, so its threshold is high early, as its own list's makes it
+    on one machine)."""
     local = np.arange(block.shape[0]) if rows is None else rows
+    probes = first_probes(probes, n_probe)
     owned = owner[probes[local]] == p
     asks = owned.any(axis=1)
     first = np.argsort(~owned[asks], axis=1, kind="stable")
@@ -251,16 +258,20 @@ class _Join:
                                max(1, sum(client.nthreads().values()), needed)))
         self.centroids_future = shared(client, centroids)
         self.homes = placements(client, self.n_parts)  # partition p's database and joins
-        self.n_probe = 0
+        self.n_probe = self.kept = 0
         self.sizes = []  # futures of the routed pieces' bytes
 
-    def probe(self, n_probe):
-        """Every block's probed lists at `n_probe` (the first call also builds the
-        partitions' databases, which depend on every row's own list only)."""
+    def probe(self, n_probe, kept=0):
+        """Every block's probed lists at `n_probe`: its first lists of those an earlier call
+        found (`kept` lists a row, at least n_probe), else found again. The first call also
+        builds the partitions' databases, which depend on every row's own list only."""
         client, first = self.client, not self.n_probe
         self.n_probe = n_probe
+        if n_probe <= self.kept:
+            return
+        self.kept = max(n_probe, kept)
         self.probes = [client.submit(block_probes, f, self.centroids_future, self.metric,
-                                     n_probe) for f in self.U.futures]
+                                     self.kept) for f in self.U.futures]
         if not first:
             return
         counts = sum(client.gather([client.submit(list_counts, f, self.n_lists)
@@ -285,7 +296,8 @@ class _Join:
         results = []
         for p in range(self.n_parts):
             queries = [client.submit(query_piece, self.U.futures[b], spans[b][0],
-                                     self.probes[b], self.owner, p, rows) for b in blocks]
+                                     self.probes[b], self.owner, p, self.n_probe, rows)
+                       for b in blocks]
             if rows is None:
                 self.sizes += [client.submit(piece_bytes, piece) for piece in queries]
             results.append(client.submit(join_partition, self.databases[p], self.n_lists,
@@ -349,11 +361,12 @@ def own_lists(probes):
     return probes[:, 0].copy()
 
 
-def replica_join(replica, start, probes, k, metric):
-    """The rows start.. (as many as `probes`) joined as `approximate_search` joins them:
-    (indices, similarities)."""
+def replica_join(replica, start, probes, n_probe, k, metric):
+    """The rows start.. (as many as `probes`) joined at their first `n_probe` lists as
+    `approximate_search` joins them: (indices, similarities)."""
     rows = np.arange(start, start + probes.shape[0])
-    return joined(replica.X, replica.X32, replica.index, rows, probes, k, metric)
+    return joined(replica.X, replica.X32, replica.index, rows, first_probes(probes, n_probe), k,
+                  metric)
 
 
 def replica_exact(replica, rows, k, metric):
@@ -368,7 +381,8 @@ def replica_sample(replica, centroids, rows, k, metric, n_probe):
     return joined(replica.X, replica.X32, replica.index, rows, probes, k, metric)[1]
 
 
-def _replicated_neighbor_blocks(client, U, k, metric, rng, settings, centroids, n_probe):
+def _replicated_neighbor_blocks(client, U, k, metric, sample, settings, centroids, n_probe,
+                                kept):
     """`approximate_neighbor_blocks` on replicas (see the module's docstring): (indices,
     similarities) RowBlocks, bytes moved to build the replicas and the search's info."""
     n, n_lists = U.n_rows, int(centroids.shape[0])
@@ -380,7 +394,7 @@ def _replicated_neighbor_blocks(client, U, k, metric, rng, settings, centroids, 
         return [client.submit(block_probes, f, centroids_future, metric, n_probe)
                 for f in U.futures]
 
-    probes = probe(n_probe)
+    probes = probe(kept)
     lists = [client.submit(own_lists, f) for f in probes]
     # pure=False: the same inputs on every worker would otherwise be one task (one key), and
     # every worker but one would fetch that worker's copy.
@@ -388,7 +402,6 @@ def _replicated_neighbor_blocks(client, U, k, metric, rng, settings, centroids, 
                               pure=False, **home) for home in homes]
     dim = centroids.shape[1]
     moved = (len(replicas) - 1) * n * (8 * dim + 8)
-    sample = np.sort(rng.choice(n, min(settings.recall_sample, n), replace=False))
     shares = np.array_split(sample, len(replicas))
     recall = float("nan")
     if sample.size:
@@ -408,9 +421,10 @@ def _replicated_neighbor_blocks(client, U, k, metric, rng, settings, centroids, 
                 return indices, sims, moved, {
                     "algorithm": "exact", "join": "replicated", "nlist": n_lists,
                     "nprobe": None, "recall": 1.0, "recall_sample": int(sample.size)}
-            probes = probe(n_probe)
-    blocks = [client.submit(replica_join, replicas[b % len(replicas)], start, probes[b], k,
-                            metric, **homes[b % len(homes)])
+            if n_probe > kept:
+                kept, probes = n_probe, probe(n_probe)
+    blocks = [client.submit(replica_join, replicas[b % len(replicas)], start, probes[b],
+                            n_probe, k, metric, **homes[b % len(homes)])
               for b, (start, _) in enumerate(U.spans())]
     indices = RowBlocks([part(client, f, 0) for f in blocks], U.bounds)
     sims = RowBlocks([part(client, f, 1) for f in blocks], U.bounds)
@@ -434,12 +448,15 @@ def approximate_neighbor_blocks(client, U, k, metric, rng, settings=None):
     n_lists = int(np.clip(n_lists, 1, max(1, n // MIN_TRAIN_PER_LIST)))
     centroids = train_centroids(_ClusterRows(client, U, dim), n_lists, metric, rng)
     n_probe = min(n_lists, settings.nprobe or JOIN_FIRST_PROBE)
-    if _replicates(client, n, dim):
-        return _replicated_neighbor_blocks(client, U, k, metric, rng, settings, centroids,
-                                           n_probe)
-    joiner = _Join(client, U, centroids, metric)
-    joiner.probe(n_probe)
     sample = np.sort(rng.choice(n, min(settings.recall_sample, n), replace=False))
+    # An adapted nprobe's first doubling reads every row's lists from the first search of
+    # them, as on one machine (`approximate_search`).
+    kept = n_probe if settings.nprobe or not sample.size else min(n_lists, 2 * n_probe)
+    if _replicates(client, n, dim):
+        return _replicated_neighbor_blocks(client, U, k, metric, sample, settings, centroids,
+                                           n_probe, kept)
+    joiner = _Join(client, U, centroids, metric)
+    joiner.probe(n_probe, kept)
     recall = float("nan")
     if sample.size:
         exact = exact_rows(client, U, sample, k, metric)[1]

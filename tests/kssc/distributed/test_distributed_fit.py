@@ -19,7 +19,7 @@ distributed = pytest.importorskip(
 import dask.array as da  # noqa: E402
 from distributed.diagnostics.plugin import SchedulerPlugin  # noqa: E402
 
-from kssc import KSSC, DegenerateFitWarning, clustering_error, nearest_neighbors  # noqa: E402
+from kssc import IVF, KSSC, DegenerateFitWarning, clustering_error, nearest_neighbors  # noqa: E402
 from kssc import distributed as kd  # noqa: E402
 from kssc.datasets import make_union_of_subspaces  # noqa: E402
 from kssc.distributed import _blocks as kd_blocks  # noqa: E402
@@ -331,6 +331,36 @@ def test_approximate_neighbours_are_the_single_machines_self_join(client, metric
         assert shuffled > X.nbytes  # every row to its list's partition, and as a query
     else:
         assert shuffled == X.shape[0] * (8 * X.shape[1] + 8)  # every row to the other worker
+
+
+
+@pytest.mark.parametrize("share", [0.0, None])  # split by list, or replicated
+def test_a_doubled_nprobe_reads_the_lists_kept_from_the_first_search(client, share,
+                                                                     monkeypatch):
+    # Recall below the target at 8 probes: nprobe doubles to 16, whose lists every block kept
+    # from its first search (as one machine keeps them), and the join is the single machine's.
+    if share is not None:
+        monkeypatch.setattr(kd_neighbors, "_REPLICA_SHARE", share)
+    X, _ = make_union_of_subspaces(6000, ambient_dim=24, n_subspaces=3, subspace_dims=[6],
+                                   noise=0.05, random_state=2)
+    U = _uneven_blocks(client, X, [1500, 1500, 1500, 1500])
+    settings = IVF(nlist=150)
+    probes, submit = [], client.submit
+
+    def counted(function, *args, **kwargs):  # the width of every search of a block's lists
+        if function is kd_neighbors.block_probes:
+            probes.append(args[-1])
+        return submit(function, *args, **kwargs)
+
+    monkeypatch.setattr(client, "submit", counted)
+    indices, _, _, info = kd_neighbors.approximate_neighbor_blocks(
+        client, U, 8, "euclidean", np.random.RandomState(0), settings)
+    expected, _, search = approximate_search(normalize_rows(X)[0], 8, random_state=0,
+                                             index=settings)
+    assert info["nprobe"] == search["nprobe"] == 16
+    assert probes == [16] * 4  # one search of each block's lists, none at the doubling
+    found = np.concatenate(client.gather(indices.futures))
+    assert (found != expected).any(axis=1).sum() <= 3
 
 
 def test_rows_are_replicated_where_every_workers_memory_holds_them(monkeypatch):
