@@ -69,9 +69,9 @@ def transposed_lists(X32, order, bounds):
 @jit
 def _four_similarities(x0, x1, x2, x3, block, size, out):
     """out[r, j] = <x_r, point j> for the four queries x0..x3 and the `size` points of one
-    list (`block`, (D, size) flat as `transposed_lists` keeps it): each slice of the list
-    read once for the four (four dimensions a pass, so that a pass is 16 multiply-adds per
-    four loads, in registers), the list staying in cache for all its queries."""
+    list (`block`, (D, size) flat as `transposed_lists` keeps it): four dimensions a pass,
+    each point's four entries loaded once for 16 multiply-adds, the list staying in cache
+    for all the queries that probe it."""
     D = x0.size
     o0, o1, o2, o3 = out[0], out[1], out[2], out[3]
     for j in range(size):
