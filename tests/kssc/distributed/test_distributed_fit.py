@@ -301,6 +301,13 @@ def test_query_groups_take_consecutive_blocks_up_to_the_byte_budget():
     assert kd_neighbors.query_groups(bounds, 10, 10**9) == [[0, 1, 2, 3, 4]]
 
 
+def _join_by(monkeypatch, share):
+    """Split the self-join by list (share 0.0) or leave it replicated (None: every worker of
+    the test cluster holds all rows)."""
+    if share is not None:
+        monkeypatch.setattr(kd_neighbors, "_REPLICA_SHARE", share)
+
+
 @pytest.mark.parametrize("metric", ["euclidean", "abs_cosine"])
 # Split by list (no replicas) with one query group and 2 partitions (the worker threads), or
 # two groups and 2 partitions; or replicated (every worker holds all rows).
@@ -309,8 +316,7 @@ def test_query_groups_take_consecutive_blocks_up_to_the_byte_budget():
 def test_approximate_neighbours_are_the_single_machines_self_join(client, metric, share,
                                                                   query_bytes, monkeypatch):
     monkeypatch.setattr(kd_neighbors, "_TASK_BYTES", query_bytes)
-    if share is not None:
-        monkeypatch.setattr(kd_neighbors, "_REPLICA_SHARE", share)
+    _join_by(monkeypatch, share)
     X, _ = _data(n=3000, seed=2)
     U = _uneven_blocks(client, X, [700, 800, 800, 700])
     indices, sims, shuffled, info = kd_neighbors.approximate_neighbor_blocks(
@@ -333,14 +339,12 @@ def test_approximate_neighbours_are_the_single_machines_self_join(client, metric
         assert shuffled == X.shape[0] * (8 * X.shape[1] + 8)  # every row to the other worker
 
 
-
 @pytest.mark.parametrize("share", [0.0, None])  # split by list, or replicated
 def test_a_doubled_nprobe_reads_the_lists_kept_from_the_first_search(client, share,
                                                                      monkeypatch):
     # Recall below the target at 8 probes: nprobe doubles to 16, whose lists every block kept
     # from its first search (as one machine keeps them), and the join is the single machine's.
-    if share is not None:
-        monkeypatch.setattr(kd_neighbors, "_REPLICA_SHARE", share)
+    _join_by(monkeypatch, share)
     X, _ = make_union_of_subspaces(6000, ambient_dim=24, n_subspaces=3, subspace_dims=[6],
                                    noise=0.05, random_state=2)
     U = _uneven_blocks(client, X, [1500, 1500, 1500, 1500])
@@ -380,8 +384,7 @@ def test_rows_are_replicated_where_every_workers_memory_holds_them(monkeypatch):
 @pytest.mark.parametrize("share", [0.0, None])  # split by list, or replicated
 def test_approximate_search_turns_exact_where_the_single_machine_does(client, monkeypatch,
                                                                       share):
-    if share is not None:
-        monkeypatch.setattr(kd_neighbors, "_REPLICA_SHARE", share)
+    _join_by(monkeypatch, share)
     # 25 dimensions of 40 per subspace: nprobe 8 misses neighbours, and doubling it would scan
     # more than 1/8 of the lists, so both searches run exactly instead.
     X, _ = make_union_of_subspaces(3000, ambient_dim=40, n_subspaces=2, subspace_dims=[25],
