@@ -6,7 +6,7 @@ coefficient kernels."""
 import numpy as np
 from numba import prange
 
-from .coding._kernels import jit, parallel_jit
+from .coding._kernels import fill_cache, jit, parallel_jit
 from .neighbors._topk import _offer, _worse
 
 
@@ -255,3 +255,6 @@ def lambda_max_blocks(bounds, X, indices, positive, out):
     """`lambda_max_range` over the blocks [bounds[b], bounds[b + 1]), in parallel."""
     for b in prange(bounds.size - 1):
         lambda_max_range(bounds[b], bounds[b + 1], X, indices, positive, out)
+
+
+fill_cache(__name__)  # run from the on-disk cache, never from an in-process compile

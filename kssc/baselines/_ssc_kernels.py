@@ -7,7 +7,7 @@ work of a FISTA step, not its products, set SSC's run time.
 import numpy as np
 from numba import prange
 
-from ..coding._kernels import parallel_jit
+from ..coding._kernels import fill_cache, parallel_jit
 
 
 @parallel_jit
@@ -73,3 +73,6 @@ def extrapolate(C, C_prev, beta, J):
         b = beta[i]
         for j in range(C.shape[1]):
             J[i, j] = C[i, j] + b * (C[i, j] - C_prev[i, j])
+
+
+fill_cache(__name__)  # run from the on-disk cache, never from an in-process compile

@@ -8,6 +8,7 @@ compile``; ``make venv`` runs it) pays that once: it runs one small fit per fami
 synthetic union of subspaces, so later fits start at once.
 """
 
+import os
 import sys
 import time
 import warnings
@@ -81,6 +82,10 @@ def steps():
 def compile_kernels(stream=None):
     """Run every step of `steps`, one line on `stream` (default: stderr) each; returns the
     total seconds."""
+    from ..coding import _kernels
+
+    os.environ[_kernels.NO_FILL] = "1"  # this process compiles them: no `fill_cache` subprocess
+    _kernels._compile_noticed = True  # and says so per family below
     stream = sys.stderr if stream is None else stream
     start = time.perf_counter()
     todo = steps()

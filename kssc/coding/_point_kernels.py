@@ -19,7 +19,7 @@ point after another, and says at which of them every change was <= tol.
 import numpy as np
 from numba import prange
 
-from ._kernels import gram_point, jit, matvec, parallel_jit, prox
+from ._kernels import fill_cache, gram_point, jit, matvec, parallel_jit, prox
 from .fista import fista_point
 from .ladmpsap import ladmpsap_point
 
@@ -231,3 +231,6 @@ def residual_blocks(bounds, points, X, indices, coef, out):
     """`residual_range` over the blocks [bounds[b], bounds[b + 1]), in parallel."""
     for b in prange(bounds.size - 1):
         residual_range(bounds[b], bounds[b + 1], points, X, indices, coef, out)
+
+
+fill_cache(__name__)  # run from the on-disk cache, never from an in-process compile

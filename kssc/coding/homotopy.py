@@ -23,7 +23,7 @@ instead. `KSSC.predict` codes new points with it.
 import numpy as np
 from numba import prange
 
-from ._kernels import gram_point, jit, parallel_jit
+from ._kernels import fill_cache, gram_point, jit, parallel_jit
 from .fista import fista_point
 from .representation import _FISTA_STEP
 
@@ -163,3 +163,6 @@ def homotopy_blocks(bounds, X, rows, indices, weight, ridge, positive, max_steps
     for b in prange(bounds.size - 1):
         homotopy_range(bounds[b], bounds[b + 1], X, rows, indices, weight, ridge, positive,
                        max_steps, tol, max_iter, coef, n_iter, converged)
+
+
+fill_cache(__name__)  # run from the on-disk cache, never from an in-process compile

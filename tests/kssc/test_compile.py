@@ -8,6 +8,7 @@ import pytest
 
 from experiments._checkout import REPO_ROOT
 from kssc.cli import _compile, main
+from kssc.coding._kernels import NO_FILL
 
 # Every numba dispatcher the package defines, and whether numba's on-disk cache holds it.
 _LIST_UNCACHED = """
@@ -29,7 +30,9 @@ print(" ".join(sorted(uncached)))
 
 
 def _run(args, cache):
-    env = {"NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": str(REPO_ROOT), "PATH": os.environ.get("PATH", "")}
+    # No cache fill on import: the listing reads the cache as the command left it.
+    env = {"NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": str(REPO_ROOT),
+           "PATH": os.environ.get("PATH", ""), NO_FILL: "1"}
     return subprocess.run([sys.executable, *args], capture_output=True, text=True,
                           cwd=REPO_ROOT, env=env, check=True)
 

@@ -59,5 +59,6 @@ def test_an_empty_numba_cache_reads_as_not_cached(tmp_path):
             "print(_kernels.is_cached(k.solve_blocks))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             cwd=REPO_ROOT, env={"NUMBA_CACHE_DIR": str(tmp_path),
-                                                "PYTHONPATH": str(REPO_ROOT)}, check=True)
+                                                "PYTHONPATH": str(REPO_ROOT),
+                                                _kernels.NO_FILL: "1"}, check=True)
     assert result.stdout.strip() == "False"
