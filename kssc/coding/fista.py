@@ -13,7 +13,7 @@ the objective changes by at most `tol`, at most `max_iter` iterations, rho kept 
 import numpy as np
 from numba import prange
 
-from ._kernels import jit, parallel_jit, prox, sparse_matvec
+from ._kernels import fill_cache, jit, parallel_jit, prox, sparse_matvec
 
 
 @jit
@@ -86,3 +86,6 @@ def solve_lasso_fista(gram, corr, sq_norms, lam, *, positive=True, tol=1e-6, max
                       np.ascontiguousarray(corr, dtype=float),
                       np.ascontiguousarray(sq_norms, dtype=float), lam, bool(positive),
                       float(tol), int(max_iter), float(rho0), float(growth))
+
+
+fill_cache(__name__)  # run from the on-disk cache, never from an in-process compile

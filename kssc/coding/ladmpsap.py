@@ -19,7 +19,7 @@ normalised by ||X_i||_F, with mu_0 = 0.1, mu_max = 1, rho = ||X_i||_F).
 import numpy as np
 from numba import prange
 
-from ._kernels import jit, parallel_jit, prox, sparse_matvec
+from ._kernels import fill_cache, jit, parallel_jit, prox, sparse_matvec
 
 
 @jit
@@ -103,3 +103,6 @@ def solve_exact_ladmpsap(gram, corr, sq_norms, lam, *, positive=False, tol_prima
                       np.ascontiguousarray(sq_norms, dtype=float), lam, bool(positive),
                       float(tol_primal), float(tol_change), int(max_iter), float(mu0),
                       float(mu_max), float(growth))
+
+
+fill_cache(__name__)  # run from the on-disk cache, never from an in-process compile

@@ -13,6 +13,8 @@ Imported on first use (numba's import is heavy). No fastmath: -inf marks exclude
 import numba
 import numpy as np
 
+from ..coding._kernels import fill_cache
+
 jit = numba.njit(cache=True, nogil=True)
 
 
@@ -168,3 +170,6 @@ def update_columns(S, row_ids, scores, indices, col_start):
 def empty_top_k(n, k):
     """Running top-k arrays of n rows: scores -inf (float32), indices -1."""
     return np.full((n, k), -np.inf, dtype=np.float32), np.full((n, k), -1, dtype=np.int64)
+
+
+fill_cache(__name__)  # run from the on-disk cache, never from an in-process compile

@@ -86,3 +86,38 @@ def test_a_cold_cache_process_computes_the_warm_ones_coefficients_to_the_bit(tmp
     cold = coefficients("cold", NUMBA_CACHE_DIR=str(tmp_path / "cache"))
     assert (tmp_path / "cache").is_dir()  # it filled a cache of its own
     np.testing.assert_array_equal(cold, warm)
+
+
+def _kernel_modules():
+    """(module, its source) of every kssc module that defines a numba kernel."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import kssc
+    from numba.core.registry import CPUDispatcher
+
+    found = []
+    for info in pkgutil.walk_packages(kssc.__path__, "kssc."):
+        if info.name.startswith("kssc.distributed") or info.name == "kssc.__main__":
+            continue  # an optional extra; its tasks run the kernels of the modules below
+        module = importlib.import_module(info.name)
+        if any(isinstance(value, CPUDispatcher) and value.__module__ == info.name
+               for value in vars(module).values()):
+            found.append((info.name, inspect.getsource(module)))
+    return found
+
+
+def test_every_kernel_module_fills_the_cache_before_its_kernels_run():
+    import ast
+
+    modules = _kernel_modules()
+    assert "kssc.coding._point_kernels" in dict(modules)  # the search finds kernel modules
+    for name, source in modules:
+        if name == "kssc.coding._kernels":
+            continue  # fill_cache's own module: its building blocks run inside the others'
+        calls = [node.value for node in ast.parse(source).body if isinstance(node, ast.Expr)
+                 and isinstance(node.value, ast.Call)]
+        assert any(getattr(call.func, "id", None) == "fill_cache"
+                   and [ast.unparse(arg) for arg in call.args] == ["__name__"]
+                   for call in calls), f"{name} does not call fill_cache(__name__)"
