@@ -101,6 +101,7 @@ def test_every_kernel_family_the_candidates_use_is_noticed_once(monkeypatch, cap
     monkeypatch.setattr(_kernels, "_compile_noticed", False)
     monkeypatch.setattr(_kernels, "_FAMILIES_NOTICED", set())
     monkeypatch.setattr(_kernels, "is_cached", lambda dispatcher: False)
+    monkeypatch.setenv(_kernels.NO_FILL, "1")  # a first import here does not fill the cache
     AutoKSSC(2, candidates=("generic", "faces"), random_state=0).fit(X)
     err = capsys.readouterr().err
     assert err.count("kssc: compiling") == 1
