@@ -166,7 +166,8 @@ _PACKAGE_PARENT = Path(__file__).resolve().parents[2]
 def fill_cache(module_name):
     """Compile every kernel family into numba's on-disk cache in a subprocess (`kssc
     compile`) when the cache lacks a kernel of the module `module_name`; called as that
-    module's last statement, before any of its kernels has run.
+    module's last statement, before any of its kernels has run (so on a cold cache the first
+    `import kssc`, which imports three kernel modules, fills it).
 
     numba optimises a function it compiles in this process and the same function loaded
     from its cache differently (numba issue #10617): with fastmath, the FISTA coefficients
