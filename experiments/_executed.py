@@ -264,6 +264,8 @@ class Trace:
         self.codes = {}
         self.data = set()
         self.children = []
+        self.sidecars = []  # the sidecars moved into place during the trace (`os.replace`)
+        self.earlier = {}  # sidecar path -> the `commands` it held when first read
         self.prefixes = tuple(str(REPO_ROOT / folder) + os.sep for folder in PROJECT_FOLDERS)
 
     def call(self, frame, event, arg):
@@ -287,13 +289,40 @@ def current():
     return _ACTIVE[-1] if _ACTIVE else None
 
 
+SIDECAR_SUFFIX = ".meta.json"
+_READING = []
+
+
 def _audit(event, args):
-    if event == "open" and _ACTIVE and args and isinstance(args[0], (str, os.PathLike)):
+    if not _ACTIVE or len(args) < 2:
+        return
+    if event == "open" and isinstance(args[0], (str, os.PathLike)):
         path = os.path.abspath(os.fspath(args[0]))
         for folder in DATA_FOLDERS:
             if path.startswith(str(REPO_ROOT / folder) + os.sep):
                 for trace in _ACTIVE:
                     trace.data.add(path)
+        if path.endswith(SIDECAR_SUFFIX) and args[1] in (None, "r", "rb") and not _READING:
+            _note_earlier(path)
+    elif event == "os.rename" and isinstance(args[1], (str, os.PathLike)):
+        path = os.path.abspath(os.fspath(args[1]))
+        if path.endswith(SIDECAR_SUFFIX):
+            for trace in _ACTIVE:
+                trace.sidecars.append(path)
+
+
+def _note_earlier(path):
+    """Keep the `commands` of a sidecar read before the traced run replaces it (a producer
+    that resumes its rows reads the earlier sidecar first)."""
+    _READING.append(True)  # the read below opens the file again
+    try:
+        commands = json.loads(Path(path).read_text()).get("commands")
+    except (OSError, ValueError, AttributeError):
+        commands = None
+    finally:
+        _READING.pop()
+    for trace in _ACTIVE:
+        trace.earlier.setdefault(path, commands)
 
 
 def _forget_read_lists():

@@ -5,10 +5,14 @@ A producer's command runs under the tracer (`traced_main(main)` in its `__main__
 its tail calls `write_result`: the CSV, atomically, then the sidecar binding the CSV's
 SHA-256, with the config (its hash is the fingerprint), package versions, revision, timing
 and the execution record of the run so far (`_executed.record`). A call outside a trace (a
-test calling `main`) writes no record, and `--check` then calls the result stale.
+test calling `main`) writes no record, and `--check` then calls the result stale. After the
+run, `traced_main` adds to each sidecar the run wrote the command that ran it (`commands`),
+so that `python -m experiments.suite --rerun` can run it again.
 """
 
+import json
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -16,9 +20,35 @@ from . import _checkout, _executed, _fingerprint, _io
 
 
 def traced_main(main, argv=None):
-    """Run a producer's `main(argv)` under the tracer; its exit status."""
-    with _executed.tracing():
-        return main(argv)
+    """Run a producer's `main(argv)` under the tracer, then record in every sidecar the run
+    wrote the command that ran it (`record_command`); its exit status."""
+    command = producer_command(main, argv)
+    with _executed.tracing() as trace:
+        status = main(argv)
+    for path in dict.fromkeys(trace.sidecars):
+        record_command(path, command, trace.earlier.get(path))
+    return status
+
+
+def producer_command(main, argv=None):
+    """`[module, *arguments]` that runs `main` again: `python -m module arguments` (the
+    project module that defines `main`, so also for `python -m crosscheck`, which runs
+    `crosscheck.run`'s; outside the project, `main.__module__`)."""
+    module = _executed.module_name(main.__code__.co_filename) or main.__module__
+    return [module, *map(str, sys.argv[1:] if argv is None else argv)]
+
+
+def record_command(path, command, earlier=None):
+    """Put `commands` into the sidecar at `path`: `[command]`, or, when the run resumed
+    rows of an earlier one (its sidecar says `resumed`), the earlier run's commands first
+    (`earlier`; None stands for rows whose command nobody recorded). Running them in order
+    from scratch recomputes the result (`python -m experiments.suite --rerun`)."""
+    path = Path(path)
+    if not path.is_file():
+        return
+    meta = json.loads(path.read_text())
+    meta["commands"] = [*(earlier or [None]), command] if "resumed" in meta else [command]
+    _io.write_json(meta, path)
 
 
 def write_result(frame, path, config, *, started, wall_time, extra=None):

@@ -21,8 +21,11 @@ result and exits 1 when any is not current. `--adopt` gives the committed result
 before sidecars kept an execution record one, where that is sound (`_adopt`), and lists
 the ones that must be rerun.
 
+`--rerun [NAME ...]` reruns every stale result, the benchmarks' and cross-check studies' too:
+those by the commands their sidecars record (`_rerun`), each after the results it reads.
+
 Usage: python -m experiments.suite [--profile default] [--only NAME ...]
-       [--force | --check | --adopt]
+       [--force | --check | --adopt | --rerun [NAME ...]]
 """
 
 import argparse
@@ -35,6 +38,7 @@ from experiments import (
     _config,
     _executed,
     _io,
+    _rerun,
     _runner,
     _staleness,
     plot,
@@ -60,6 +64,9 @@ def main(argv=None):
     parser.add_argument("--adopt", action="store_true",
                         help="give committed results without an execution record one, "
                              "where sound; list the stale ones")
+    parser.add_argument("--rerun", nargs="*", metavar="NAME",
+                        help="rerun every stale result, benchmarks and cross-check studies "
+                             "too (by the commands their sidecars record), or the named ones")
     parser.add_argument("--results", default="results")
     parser.add_argument("--figures", default="figures")
     parser.add_argument("--no-draw", action="store_true",
@@ -71,11 +78,32 @@ def main(argv=None):
         return check(results, args.profile, args.only)
     if args.adopt:
         return adopt(results, args.only)
+    if args.rerun is not None:
+        return rerun(results, args, names)
+    run_experiments(results, args.only or [name for name in names if in_suite(name)],
+                    args.profile, args.force)
+    return draw(results, args)
+
+
+def draw(results, args):
+    """The figures, REPORT.md and (for the committed results) README's tables; 0."""
+    if args.no_draw:
+        return 0
+    plot.main(["--results", str(results), "--figures", args.figures])
+    report.main(["--results", str(results)])
+    if results.resolve() == readme.RESULTS_DIR:  # the committed results: README's tables follow
+        readme.main([])
+    return 0
+
+
+def run_experiments(results, names, profile, force):
+    """Run each experiment of `names` whose results are missing or stale (every one with
+    `force`); a table its current rows do not give is rewritten from them."""
     index = _executed.Index()
-    for name in args.only or [name for name in names if in_suite(name)]:
-        cfg = _config.check_config(compose_config(name, args.profile, [f"results_dir={results}"]))
-        done, verdict = (None, "--force") if args.force else _staleness.current_profile(
-            results, name, args.profile, index)
+    for name in names:
+        cfg = _config.check_config(compose_config(name, profile, [f"results_dir={results}"]))
+        done, verdict = (None, "--force") if force else _staleness.current_profile(
+            results, name, profile, index)
         if done is not None:
             stamp = _io.read_meta(results, name)["fingerprint"]
             if verdict == _staleness.RESUMMARISE:
@@ -84,14 +112,29 @@ def main(argv=None):
                       f"what they give; the trials are current)")
             print(f"{name}: results current (profile={done}, {stamp}), not recomputed")
             continue
-        print(f"{name}: running (profile={args.profile}; {verdict})", flush=True)
+        print(f"{name}: running (profile={profile}; {verdict})", flush=True)
         _runner.run_experiment(cfg, _runner.load(name), committed=True)
-    if args.no_draw:
-        return 0
-    plot.main(["--results", str(results), "--figures", args.figures])
-    report.main(["--results", str(results)])
-    if results.resolve() == readme.RESULTS_DIR:  # the committed results: README's tables follow
-        readme.main([])
+
+
+def rerun(results, args, names):
+    """`--rerun [NAME ...]`: every stale result of the folder, the experiments first (those
+    of the suite and the others that have results there), then the benchmarks' and studies'
+    by their recorded commands (`_rerun`), inputs before the results that read them; or the
+    named ones (with --force even when current). An experiment reruns at the profile its
+    results were computed at. Then draws (unless --no-draw)."""
+    named = args.rerun
+    experiments = [name for name in named if name in names] if named else [
+        name for name in names if in_suite(name) or _io.read_meta(results, name) is not None]
+    others = [name for name in named if name not in names]
+    for name in experiments:  # a rerun keeps the profile a result was computed at
+        meta = _io.read_meta(results, name) or {}
+        ran = ((meta.get("config") or {}).get("profile") or {}).get("name")
+        run_experiments(results, [name], ran or args.profile, args.force)
+    if others or not named:
+        status = _rerun.rerun(results, others or None, force=args.force)
+        if status:
+            return status
+    return draw(results, args)
 
 
 def check(results, profile, only=None):
