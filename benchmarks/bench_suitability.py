@@ -16,9 +16,11 @@ Run: `python -m benchmarks.bench_suitability --part {preprocessing,units,scale,k
   subspaces in R^20 multiplied by 10^e (SCALE_RANGE).
 - k: the number of clusters chosen with n_clusters=None against the true one, for KSSC
   (generic preset) by the old rule (the largest eigen-gap) and by the relative eigen-gap,
-  and for AutoKSSC (the candidate with the largest relative eigen-gap), with the confidence
-  and whether the fit warns; the rule and the CLEAR_GAP thresholds chosen by
-  leave-one-family-out; writes results/bench_suitability_k.csv (sidecar beside it).
+  and for AutoKSSC by its two rules from one fit (its candidates each choose their k: the
+  one the silhouette prefers, AutoKSSC's choice, and the one whose choice has the largest
+  relative eigen-gap, AutoSC's rule), with the confidence and whether the fit warns; the
+  rule and the CLEAR_GAP thresholds chosen by leave-one-family-out; writes
+  results/bench_suitability_k.csv (sidecar beside it).
 - centroid: AutoKSSC's choice (its candidates' fits, the silhouette) against k-means with
   as many clusters: both errors, the chosen labels' subspace silhouette and k-means'
   centroid silhouette (CENTROID_MARGIN).
@@ -141,8 +143,9 @@ FLOORS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2)  # SPECTRUM_FLOOR's candidates
 def part_k():
     """Per task: the true k, KSSC's choice by the old rule (the largest eigen-gap
     l_{c+1} - l_c) and by the relative eigen-gap (`n_clusters_by_relative_gap`), both from
-    one generic fit's Laplacian eigenvalues, and AutoKSSC(None)'s (the candidate with the
-    largest relative eigen-gap), each with its confidence and whether the fit warns; then
+    one generic fit's Laplacian eigenvalues, and AutoKSSC(None)'s by its silhouette and by
+    the largest relative eigen-gap among its candidates (`auto_rules`), each with its
+    confidence and whether the fit warns; then
     the share right per rule, the rule and the CLEAR_GAP thresholds chosen by
     leave-one-family-out, and a CSV through the benchmark writer."""
     from experiments import _io, _produce
@@ -159,8 +162,6 @@ def part_k():
         start = time.perf_counter()
         auto = AutoKSSC(None, random_state=0).fit(X)
         auto_s = time.perf_counter() - start
-        chosen_auto = n_clusters_by_relative_gap(auto.best_estimator_.laplacian_eigenvalues_,
-                                                 cap)[0]
         fit_s = model.timings_["total"]
         floors = [(f"kssc_relative_eigengap_floor{floor:g}",
                    *n_clusters_by_relative_gap(values, cap, floor), CLEAR_GAP, fit_s)
@@ -169,8 +170,8 @@ def part_k():
                 ("kssc_eigengap_old", old, relative_eigengap(values, old), OLD_RULE_CLEAR_GAP,
                  fit_s),
                 ("kssc_relative_eigengap", new, confidence, CLEAR_GAP, fit_s), *floors,
-                ("auto_relative_eigengap", chosen_auto, auto.n_clusters_confidence_, CLEAR_GAP,
-                 auto_s)]:
+                *((rule, chosen, conf, CLEAR_GAP, auto_s)
+                  for rule, (chosen, conf) in auto_rules(auto.selection_).items())]:
             rows.append({"family": cell["family"], "dataset": cell["dataset"],
                          "source": cell["source"], "n_samples": X.shape[0], "rule": rule,
                          "true_k": k, "chosen_k": chosen, "right": chosen == k,
@@ -187,11 +188,41 @@ def part_k():
                              started=started, clock=clock)
 
 
+def auto_rules(selection):
+    """{rule: (k, confidence)} of an AutoKSSC(None) fit's candidates (its `selection_`):
+    "auto_silhouette", the candidate the silhouette prefers (AutoKSSC's choice), and
+    "auto_relative_eigengap", the one whose own k has the largest relative eigen-gap."""
+    fitted = {key: entry for key, entry in selection.items()
+              if not np.isnan(entry["n_clusters_confidence"])}
+    rules = {"auto_silhouette": max(fitted, key=lambda key: fitted[key]["silhouette"]),
+             "auto_relative_eigengap": max(
+                 fitted, key=lambda key: fitted[key]["n_clusters_confidence"])}
+    return {rule: (int(fitted[key]["n_clusters"]), float(fitted[key]["n_clusters_confidence"]))
+            for rule, key in rules.items()}
+
+
+def lofo_rule(frame, prefix):
+    """Leave-one-family-out among the rules named `prefix`*: per held-out family, the rule
+    right most often on the others, and the count right on the held-out tasks."""
+    rules = frame[frame.rule.str.startswith(prefix)]
+    held_right = 0
+    for family in rules.family.unique():
+        rest, held = rules[rules.family != family], rules[rules.family == family]
+        rights = rest.groupby("rule", sort=False).right.sum()
+        rule = rights.idxmax()
+        held_right += held[held.rule == rule].right.sum()
+        print(f"held out {family}: rule {rule} (right on the others: "
+              + ", ".join(f"{name} {count}" for name, count in rights.items()) + ")")
+    print(f"leave-one-family-out {prefix}* rule: right on {held_right} of "
+          f"{len(rules) // rules.rule.nunique()} tasks")
+
+
 def summarise_k(frame):
     """The share right per rule, right without a warning, wrong without one; the rule with
     more right choices on the other families and the CLEAR_GAP thresholds, each chosen with
     every family held out."""
-    shown = ["kssc_eigengap_old", "kssc_relative_eigengap", "auto_relative_eigengap"]
+    shown = ["kssc_eigengap_old", "kssc_relative_eigengap", "auto_relative_eigengap",
+             "auto_silhouette"]
     table = frame[frame.rule.isin(shown)].assign(
         cell=lambda f: f.chosen_k.astype(str) + (~f.right).map({True: "*", False: ""})
         + " " + f.confidence.map("{:.2f}".format) + f.warned.map({True: " warns",
@@ -205,17 +236,8 @@ def summarise_k(frame):
               f"({100 * part.right.mean():.0f} %), right and not warned "
               f"{(part.right & ~part.warned).sum()}, wrong and not warned "
               f"{(~part.right & ~part.warned).sum()}")
-    kssc = frame[frame.rule.str.startswith("kssc")]
-    held_right = 0
-    for family in kssc.family.unique():
-        rest, held = kssc[kssc.family != family], kssc[kssc.family == family]
-        rights = rest.groupby("rule", sort=False).right.sum()
-        rule = rights.idxmax()
-        held_right += held[held.rule == rule].right.sum()
-        print(f"held out {family}: rule {rule} (right on the others: "
-              + ", ".join(f"{name} {count}" for name, count in rights.items()) + ")")
-    print(f"leave-one-family-out rule: right on {held_right} of "
-          f"{len(kssc) // kssc.rule.nunique()} tasks")
+    lofo_rule(frame, "kssc")
+    lofo_rule(frame, "auto")
     records = [{"family": r.family, "wrong": not r.right, "chosen": r.chosen_k,
                 "confidence": r.confidence}
                for r in frame[frame.rule == "kssc_relative_eigengap"].itertuples()]

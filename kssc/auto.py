@@ -67,6 +67,12 @@ SUBSPACE_CRITERIA = ("residual", "relative_residual", "silhouette")
 SCREENED_CRITERIA = ("residual", "relative_residual", "silhouette", "eigengap")
 """The criteria scored from one candidate's fit alone, so that a subsample can rank the
 candidates before the full fits (common N-Cut and consensus need every candidate's)."""
+BEST_POSSIBLE = {"silhouette": 1.0, "residual": 0.0, "relative_residual": 0.0}
+"""The bound of each criterion that has one and is scored from one candidate's fit alone: the
+silhouette is at most 1, the residuals at least 0."""
+AT_BEST = 1e-9
+"""A candidate whose criterion is within this of its bound cannot be passed: a later one can
+only tie, and a tie keeps the earlier candidate."""
 
 
 def _smaller_gram(Pc):
@@ -280,6 +286,19 @@ def candidate_criteria(X, fits, subspace_dim, random_state=None):
     return out[subspace_dim] if isinstance(subspace_dim, Integral) else out
 
 
+def at_best(X, labels, criterion, subspace_dim, n_clusters):
+    """The value of `criterion` (a key of `BEST_POSSIBLE`) for `labels` when it is within
+    `AT_BEST` of its bound, else None. The labels must have `n_clusters` distinct values, the
+    most any candidate can have, so that the dimension is the one `candidate_criteria` uses
+    for every candidate (`criterion_dim`); otherwise None."""
+    if criterion not in BEST_POSSIBLE or len(np.unique(labels)) != n_clusters:
+        return None
+    dim = criterion_dim(subspace_dim, X.shape[1], n_clusters)
+    score = (subspace_silhouette(X, labels, dim) if criterion == "silhouette"
+             else subspace_residual(X, labels, dim))  # a relative residual is 0 with it
+    return score if abs(score - BEST_POSSIBLE[criterion]) <= AT_BEST else None
+
+
 def best_candidate(criteria, criterion):
     """The key of `criteria` (as `candidate_criteria` returns) that `criterion` prefers."""
     sign = 1.0 if CRITERIA[criterion] == "min" else -1.0
@@ -336,6 +355,15 @@ def shared_neighbors(X, models):
     return shared
 
 
+def _own_k(model):
+    """A fitted candidate's number of clusters and its confidence, for `selection_`."""
+    if model is None:
+        return {"n_clusters": np.nan, "n_clusters_confidence": np.nan}
+    confidence = model.n_clusters_confidence_
+    return {"n_clusters": model.n_clusters_,
+            "n_clusters_confidence": np.nan if confidence is None else confidence}
+
+
 def _one_blas_thread():
     """One BLAS thread for the criteria and the centroid check (as for every other step of a
     fit): their products of a cluster's rows are too small to share, and on the loaded
@@ -381,10 +409,13 @@ class AutoKSSC(ProgressMixin, ClusterMixin, BaseEstimator):
     ----------
     n_clusters : int or None, default=None
         Number of clusters, passed to every candidate. None: each candidate chooses its own
-        by the relative eigen-gap of its affinity (`KSSC`), and the candidate whose choice
-        has the largest relative eigen-gap is kept, whatever `criterion` (AutoSC's choice of
-        the affinity and k, Fan et al., NeurIPS 2022; measured on the real-data panel in
-        docs/user_guide.rst, "The number of clusters").
+        by the relative eigen-gap of its affinity (`KSSC`), and `criterion` chooses among
+        the candidates, so among their k too (on the real-data panel this finds the true k
+        more often than keeping the candidate whose choice has the largest relative
+        eigen-gap, AutoSC's rule, Fan et al., NeurIPS 2022: docs/user_guide.rst, "The number
+        of clusters"). Given, the candidates after one that reaches the criterion's bound
+        (`BEST_POSSIBLE`: a silhouette of 1, a residual of 0) are not fitted: they could only
+        tie, and a tie keeps the earlier one.
     candidates : tuple of str or dict, default=("generic", "faces", "motion")
         Preset names (`kssc.presets.PRESETS`) or dicts of `KSSC` parameters.
     criterion : {"residual", "relative_residual", "silhouette", "eigengap", "common_ncut", \
@@ -417,11 +448,13 @@ class AutoKSSC(ProgressMixin, ClusterMixin, BaseEstimator):
         The chosen candidate, fitted.
     selection_ : dict
         Per candidate: every criterion of `CRITERIA` (NaN for a failed or skipped candidate),
-        "time_s", its fit's seconds (a skipped candidate's: on the subsample), "failure":
-        None, or "<exception type>: <message>" of a candidate whose fit failed, "screen": its
-        criterion on the subsample (with n_clusters=None its relative eigen-gap; NaN without
+        "n_clusters" and "n_clusters_confidence", its number of clusters and, with
+        n_clusters=None, the relative eigen-gap of its choice (NaN where not fitted or not
+        chosen), "time_s", its fit's seconds (a skipped candidate's: on the subsample; NaN
+        when fitted nowhere), "failure": None, or "<exception type>: <message>" of a
+        candidate whose fit failed, "screen": its criterion on the subsample (NaN without
         screening), and "skipped": None, or why it was not fitted on X (it trailed on the
-        subsample).
+        subsample, or an earlier candidate reached the criterion's bound).
     n_clusters_ : int
         Number of distinct labels of the chosen candidate.
     n_clusters_confidence_ : float or None
@@ -499,13 +532,20 @@ class AutoKSSC(ProgressMixin, ClusterMixin, BaseEstimator):
         return models
 
     def _fit_each(self, X, models, stage=""):
-        """({key: fitted KSSC}, {key: "<exception type>: <message>"}, {key: seconds}).
+        """({key: fitted KSSC}, {key: "<exception type>: <message>"}, {key: seconds},
+        {key: why not fitted}).
 
         A candidate whose fit raises is recorded, not raised: the others still compete.
-        Candidates that search alike share one search (`shared_neighbors`)."""
-        fitted, failures, seconds = {}, {}, {}
+        Candidates that search alike share one search (`shared_neighbors`). With
+        `n_clusters` given and a criterion with a bound (`BEST_POSSIBLE`), the candidates
+        after one that reaches it (`at_best`) are not fitted: they could only tie."""
+        fitted, failures, seconds, unfitted = {}, {}, {}, {}
         shared = shared_neighbors(X, models)
+        reached = None
         for i, (key, model) in enumerate(models.items(), start=1):
+            if reached is not None:
+                unfitted[key] = reached
+                continue
             start = perf_counter()
             with self._stage(f"candidate {key!r} ({i} of {len(models)}){stage}"):
                 try:
@@ -519,12 +559,19 @@ class AutoKSSC(ProgressMixin, ClusterMixin, BaseEstimator):
                     failures[key] = f"{type(exc).__name__}: {exc}"
             seconds[key] = (model.timings_["total"] + searched if key in fitted
                             else perf_counter() - start)
-        return fitted, failures, seconds
+            if key in fitted and self.n_clusters is not None:
+                with _one_blas_thread():
+                    score = at_best(X, model.labels_, self.criterion, self.subspace_dim,
+                                    self.n_clusters)
+                if score is not None:
+                    reached = (f"not fitted{stage}: {key!r} reached the {self.criterion}'s "
+                               f"bound ({score:.12g}), which a later candidate can only tie")
+        return fitted, failures, seconds, unfitted
 
     def _fit_candidates(self, X, models):
         """`_fit_each` on X, with an UnsuitableSettingWarning naming the failed candidates;
         a ValueError when every one failed."""
-        fitted, failures, seconds = self._fit_each(X, models)
+        fitted, failures, seconds, unfitted = self._fit_each(X, models)
         if not fitted:
             raise ValueError("every candidate failed: " + "; ".join(
                 f"{key!r}: {why}" for key, why in failures.items()))
@@ -534,7 +581,7 @@ class AutoKSSC(ProgressMixin, ClusterMixin, BaseEstimator):
                 "the choice (selection_ records why): " + "; ".join(
                     f"{key!r}: {why}" for key, why in failures.items()),
                 UnsuitableSettingWarning)
-        return fitted, failures, seconds
+        return fitted, failures, seconds, unfitted
 
     def _screen(self, X, candidates, seed):
         """({key: why skipped}, {key: criterion on the subsample}, {key: its seconds there}):
@@ -544,39 +591,27 @@ class AutoKSSC(ProgressMixin, ClusterMixin, BaseEstimator):
         candidate fails on the subsample (the fits on X then say why)."""
         n, size = X.shape[0], self.screen_size
         if (size is None or len(candidates) < 2 or n <= 2 * size
-                or (self.n_clusters is not None and self.criterion not in SCREENED_CRITERIA)):
+                or self.criterion not in SCREENED_CRITERIA):
             return {}, {}, {}
         sample = X[np.sort(check_random_state(seed).choice(n, size, replace=False))]
         with self._stage(f"screening: every candidate on {size} of {n} points"):
-            fitted, failures, seconds = self._fit_each(sample, self._models(candidates, seed),
-                                                       stage=" on the subsample")
+            fitted, failures, seconds, unfitted = self._fit_each(
+                sample, self._models(candidates, seed), stage=" on the subsample")
             if not fitted:
                 return {}, {}, {}
             with _one_blas_thread():
                 criteria = candidate_criteria(sample, {key: (model.labels_, model.affinity_matrix_)
                                                        for key, model in fitted.items()},
                                               self.subspace_dim, seed)
-        best = self._choose(fitted, criteria)
-        if self.n_clusters is None:
-            name = "relative eigen-gap"
-            scores = {key: model.n_clusters_confidence_ for key, model in fitted.items()}
-        else:
-            name = self.criterion
-            scores = {key: criteria[key][self.criterion] for key in criteria}
-        skipped = {key: (f"screened out: {name} {scores[key]:.4g} on a {size}-point "
-                         f"subsample against {scores[best]:.4g} for {best!r}")
+        best = best_candidate(criteria, self.criterion)
+        scores = {key: criteria[key][self.criterion] for key in criteria}
+        skipped = {key: (f"screened out: {self.criterion} {scores[key]:.4g} on a "
+                         f"{size}-point subsample against {scores[best]:.4g} for {best!r}")
                    for key in scores if key != best}
+        skipped.update({key: f"screened out: {why}" for key, why in unfitted.items()})
         skipped.update({key: f"screened out: its fit failed on a {size}-point subsample "
                              f"({why})" for key, why in failures.items()})
         return skipped, scores, seconds
-
-    def _choose(self, fitted, criteria):
-        """The candidate kept among the fitted ones: the one `criterion` prefers or, with
-        n_clusters=None, AutoSC's choice (Fan et al., NeurIPS 2022): the affinity whose own
-        number of clusters has the largest relative eigen-gap, so the k with it."""
-        if self.n_clusters is None:
-            return max(fitted, key=lambda key: fitted[key].n_clusters_confidence_)
-        return best_candidate(criteria, self.criterion)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -614,14 +649,16 @@ class AutoKSSC(ProgressMixin, ClusterMixin, BaseEstimator):
             skipped, screen, screened = self._screen(X, candidates, seed)
             models = self._models({key: params for key, params in candidates.items()
                                    if key not in skipped}, seed)
-            fitted, failures, seconds = self._fit_candidates(X, models)
+            fitted, failures, seconds, unfitted = self._fit_candidates(X, models)
+            skipped = {**skipped, **unfitted}
             with self._stage("criteria"), _one_blas_thread():
                 criteria = candidate_criteria(
                     X, {key: (model.labels_, model.affinity_matrix_)
                         for key, model in fitted.items()}, self.subspace_dim, seed)
-            best = self._choose(fitted, criteria)
+            best = best_candidate(criteria, self.criterion)
             self.selection_ = {key: {**criteria.get(key, dict.fromkeys(CRITERIA, np.nan)),
-                                     "time_s": seconds.get(key, screened.get(key)),
+                                     **_own_k(fitted.get(key)),
+                                     "time_s": seconds.get(key, screened.get(key, np.nan)),
                                      "failure": failures.get(key),
                                      "screen": screen.get(key, np.nan),
                                      "skipped": skipped.get(key)}

@@ -341,3 +341,14 @@ def test_heldout_fits_every_method_on_a_draw_and_writes_its_csv(tmp_path, monkey
     assert frame.accuracy_pct.between(0, 100).all() and (frame.n_samples == 150).all()
     assert frame.chosen[0] in ("generic", "faces", "motion")
     assert output.with_suffix(".meta.json").is_file()
+
+
+def test_bench_suitability_reads_both_autokssc_rules_from_one_selection():
+    suitability = _load("bench_suitability")
+    nan = float("nan")
+    selection = {"generic": {"silhouette": 0.4, "n_clusters": 2, "n_clusters_confidence": 0.9},
+                 "faces": {"silhouette": 0.7, "n_clusters": 5, "n_clusters_confidence": 0.6},
+                 "motion": {"silhouette": nan, "n_clusters": nan,  # failed: left out
+                            "n_clusters_confidence": nan}}
+    assert suitability.auto_rules(selection) == {"auto_silhouette": (5, 0.6),
+                                                 "auto_relative_eigengap": (2, 0.9)}

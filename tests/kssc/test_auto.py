@@ -9,10 +9,12 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kssc import KSSC, UnsuitableSettingWarning, clustering_error
+from kssc import auto as auto_module
 from kssc.auto import (
     CRITERIA,
     SUBSPACE_CRITERIA,
     AutoKSSC,
+    at_best,
     candidate_criteria,
     eigengap,
     normalized_cut,
@@ -174,8 +176,8 @@ def test_choice_is_the_lowest_residual_among_the_candidates_own_fits():
     assert clone(auto).get_params() == auto.get_params()
     for criterion, best in CRITERIA.items():
         other = AutoKSSC(4, candidates=candidates, criterion=criterion, random_state=3).fit(X)
-        assert set(other.selection_[2]) == {*CRITERIA, "time_s", "failure", "screen",
-                                            "skipped"}
+        assert set(other.selection_[2]) == {*CRITERIA, "n_clusters", "n_clusters_confidence",
+                                            "time_s", "failure", "screen", "skipped"}
         values = {key: value[criterion] for key, value in other.selection_.items()}
         assert other.best_candidate_ == (min if best == "min" else max)(values, key=values.get)
 
@@ -203,7 +205,7 @@ def test_criteria_at_several_dimensions_equal_each_dimension_alone():
 
 
 def test_verbose_reports_every_candidate_and_the_criteria(capsys):
-    X, _, _ = make_subspaces(2, 2, 20, 6, random_state=0)
+    X, _, _ = make_subspaces(2, 2, 20, 6, noise=0.1, random_state=0)  # no silhouette of 1
     AutoKSSC(2, candidates=("generic", "paper"), random_state=0, verbose=1).fit(X)
     err = capsys.readouterr().err
     for stage in ("candidate 'generic' (1 of 2)", "candidate 'paper' (2 of 2)", "criteria"):
@@ -264,7 +266,7 @@ def test_a_failing_candidate_is_recorded_and_the_others_compete():
     X, y, _ = make_subspaces(3, 3, 10, 20, random_state=0)
     with pytest.warns(UnsuitableSettingWarning, match=r"1 of 2 candidates failed .*'faces': "
                       r"ValueError: n_neighbors=30 must be < n_samples=30"):
-        auto = AutoKSSC(3, candidates=("generic", "faces"), random_state=0).fit(X)
+        auto = AutoKSSC(3, candidates=("faces", "generic"), random_state=0).fit(X)
     assert auto.best_candidate_ == "generic"
     assert auto.selection_["faces"]["failure"] == (
         "ValueError: n_neighbors=30 must be < n_samples=30: each point needs that many other "
@@ -359,3 +361,45 @@ def test_auto_warns_about_rounded_integers():
     with pytest.warns(DataConversionWarning, match="beyond 2\\*\\*53"):
         AutoKSSC(2, candidates=("generic",), random_state=0).fit(
             2**60 + np.round(X * 1e3).astype(np.int64))
+
+
+def test_candidates_after_one_at_the_bound_are_not_fitted(monkeypatch):
+    # Noiseless independent subspaces: the generic preset's silhouette is 1 to rounding, which
+    # no later candidate can pass; they are not fitted, and the choice is the one of fitting
+    # every candidate (AT_BEST = -1 turns the rule off).
+    X, _, _ = make_subspaces(3, 3, 40, 30, random_state=0)
+    auto = AutoKSSC(3, random_state=0).fit(X)
+    assert auto.best_candidate_ == "generic"
+    assert auto.selection_["generic"]["silhouette"] == pytest.approx(1.0, abs=1e-9)
+    for key in ("faces", "motion"):
+        entry = auto.selection_[key]
+        assert entry["skipped"].startswith("not fitted: 'generic' reached the silhouette's bound")
+        assert np.isnan(entry["time_s"]) and np.isnan(entry["silhouette"])
+        assert np.isnan(entry["n_clusters"])
+    monkeypatch.setattr(auto_module, "AT_BEST", -1.0)
+    every = AutoKSSC(3, random_state=0).fit(X)
+    assert all(entry["skipped"] is None for entry in every.selection_.values())
+    assert every.best_candidate_ == "generic"
+    np.testing.assert_array_equal(every.labels_, auto.labels_)
+
+
+@pytest.mark.filterwarnings("ignore::kssc.DegenerateFitWarning")
+@pytest.mark.parametrize("case", ["n_clusters=None", "eigengap", "noisy"])
+def test_no_candidate_is_left_out_short_of_the_bound(case):
+    X, _, _ = make_subspaces(3, 3, 40, 30, noise=0.2 if case == "noisy" else 0.0,
+                             random_state=0)
+    auto = AutoKSSC(None if case == "n_clusters=None" else 3,
+                    criterion="eigengap" if case == "eigengap" else "silhouette",
+                    candidates=("generic", "paper"), random_state=0).fit(X)
+    assert all(entry["skipped"] is None for entry in auto.selection_.values())
+
+
+def test_at_best_needs_the_bound_and_every_cluster():
+    X, y, _ = make_subspaces(3, 2, 30, 10, random_state=0)
+    assert at_best(X, y, "residual", 2, 3) == pytest.approx(0.0, abs=1e-9)
+    assert at_best(X, y, "silhouette", 2, 3) == pytest.approx(1.0, abs=1e-9)
+    assert at_best(X, y, "eigengap", 2, 3) is None  # no bound a single fit can reach
+    assert at_best(X, y, "silhouette", 2, 4) is None  # fewer clusters than asked for
+    wrong = y.copy()
+    wrong[::4] = (wrong[::4] + 1) % 3
+    assert at_best(X, wrong, "silhouette", 2, 3) is None

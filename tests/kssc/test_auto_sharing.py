@@ -26,7 +26,7 @@ def test_one_shared_search_gives_every_candidate_its_own_fit():
     shared = shared_neighbors(X, models)
     assert set(shared) == set(models)  # two groups: absolute cosine, L2 of the points as given
     assert shared[0][0].shape == (120, 8) and shared[3][0].shape == (120, 6)
-    fitted, failures, _ = auto._fit_each(X, models)
+    fitted, failures, _, _ = auto._fit_each(X, models)
     assert not failures
     for key, params in enumerate(candidates):
         alone = KSSC(3, random_state=4, **params).fit(X)
@@ -68,23 +68,26 @@ def test_a_candidate_trailing_on_the_subsample_is_skipped_and_recorded():
 
 
 @pytest.mark.filterwarnings("ignore::kssc.DegenerateFitWarning")  # the losing candidate
-@pytest.mark.parametrize("criterion", ["silhouette", "consensus"])
-def test_without_n_clusters_the_screening_ranks_by_the_relative_eigengap(criterion):
-    # AutoKSSC(None) keeps the candidate whose own k has the largest relative eigen-gap: the
-    # subsample ranks them by it too, whatever `criterion` (which then plays no part).
+def test_without_n_clusters_the_screening_ranks_by_the_criterion():
+    # AutoKSSC(None): each candidate chooses its own k, the criterion chooses among them; the
+    # subsample ranks them by it too.
     X, _, _ = make_subspaces(3, 3, 60, 15, noise=0.02, random_state=1)
     loser = {"n_neighbors": 2, "lam": 0.9, "lam_mode": "absolute"}
-    auto = AutoKSSC(None, candidates=("generic", loser), criterion=criterion, screen_size=60,
+    auto = AutoKSSC(None, candidates=("generic", loser), screen_size=60,
                     random_state=0).fit(X)
     kept = auto.selection_[auto.best_candidate_]
     (skipped,) = [entry for key, entry in auto.selection_.items()
                   if key != auto.best_candidate_]
-    assert skipped["skipped"].startswith("screened out: relative eigen-gap")
+    assert skipped["skipped"].startswith("screened out: silhouette")
     assert kept["skipped"] is None and kept["screen"] > skipped["screen"]
-    full = AutoKSSC(None, candidates=("generic", loser), criterion=criterion, screen_size=None,
+    full = AutoKSSC(None, candidates=("generic", loser), screen_size=None,
                     random_state=0).fit(X)
     assert full.best_candidate_ == auto.best_candidate_
+    silhouettes = {key: entry["silhouette"] for key, entry in full.selection_.items()}
+    assert full.best_candidate_ == max(silhouettes, key=silhouettes.get)
     assert auto.n_clusters_confidence_ == auto.best_estimator_.n_clusters_confidence_
+    assert kept["n_clusters"] == auto.n_clusters_
+    assert kept["n_clusters_confidence"] == auto.n_clusters_confidence_
 
 
 @pytest.mark.parametrize("criterion", ["consensus", "common_ncut"])
