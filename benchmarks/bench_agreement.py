@@ -38,9 +38,9 @@ from sklearn.metrics import adjusted_rand_score
 from benchmarks.bench_heldout import PACKAGE_DIR, load_every_image
 from experiments._checkout import REPO_ROOT as REPO
 from kssc import IVF, KSSC, clustering_error
-from kssc.estimator import APPROXIMATE_FROM
 from kssc.datasets import make_union_of_subspaces
 from kssc.datasets.tir import load_tir_library, make_tir_large
+from kssc.estimator import APPROXIMATE_FROM
 from kssc.spectral import _clustering as spectral
 
 

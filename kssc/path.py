@@ -160,8 +160,8 @@ def _generator(state):
 
 
 def labels_for_counts(W, counts, assign_labels, state, start=None):
-    """`kssc.spectral._clustering.spectral_labels(W, c, assign_labels, rng)` for every c in `counts`,
-    each with a generator in `state`, from one eigen solve for the largest count where the
+    """`kssc.spectral._clustering.spectral_labels(W, c, assign_labels, rng)` for every c in
+    `counts`, each with a generator in `state`, from one eigen solve for the largest count where the
     eigensolver's random draws do not depend on the count (dense or ARPACK).
 
     Returns (labels (len(counts), n), start): `start` (n,), the last eigenvector of the
@@ -238,8 +238,8 @@ def _arpack_from(P, n_vectors, rng, start):
 
 
 def _assign(embedding, c, assign_labels):
-    """Labels from the leading `c` of the shared eigenvectors, as `kssc.spectral._clustering._assign`
-    gives them from its own eigen solve of `c` vectors."""
+    """Labels from the leading `c` of the shared eigenvectors, as
+    `kssc.spectral._clustering._assign` gives them from its own eigen solve of `c` vectors."""
     vectors, degrees, state = embedding
     rng = _generator(state)
     vectors = vectors[:, :c]

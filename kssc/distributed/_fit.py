@@ -11,8 +11,8 @@ from ..estimator import APPROXIMATE_FROM
 from ..utils._validation import check_n_clusters, check_n_neighbors, warn_degenerate
 from ..utils._warnings import warn_caller
 from . import _coefficients, _neighbors, _spectral
-from ._worker_tuning import tuned_workers
 from ._blocks import RowBlocks, check_dask_array, part, unit_block
+from ._worker_tuning import tuned_workers
 
 # The least memory_limit a worker may have. A worker process that has run a fit holds about
 # 360 MiB of libraries and state before any data (numpy, scipy, numba, faiss, distributed;

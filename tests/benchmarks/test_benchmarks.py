@@ -91,7 +91,7 @@ def test_bench_agreement_writes_every_path_and_seed(tmp_path, monkeypatch):
     bench.main(["--data", "scale", "--n", "3000", "--seeds", "0", "1", "--output", str(output)])
     assert multilevel == [3000, 3000]  # exact_multilevel's fits only (3,000 < the switch)
     frame = pd.read_csv(output)
-    assert list(zip(frame["path"], frame["seed"])) == [
+    assert list(zip(frame["path"], frame["seed"], strict=True)) == [
         (path, seed) for path in ("exact", "default", "ivf_arpack", "exact_multilevel")
         for seed in (0, 1)]
     assert (frame["ari_vs_exact"] == 1.0).all() and (frame["accuracy_pct"] == 100).all()
@@ -150,7 +150,7 @@ def test_bench_distributed_sets_each_fit_beside_the_single_machines(tmp_path):
     _load("bench_distributed").main(["--n", "3000", "--workers", "1", "--setting", "paper",
                                      "generic", "--output", str(output)])
     frame = pd.read_csv(output)
-    assert list(zip(frame.setting, frame.workers)) == [("paper", 0), ("paper", 1),
+    assert list(zip(frame.setting, frame.workers, strict=True)) == [("paper", 0), ("paper", 1),
                                                        ("generic", 0), ("generic", 1)]
     spread = frame[frame.workers == 1]
     assert (spread.time_ratio_to_single > 0).all() and spread.ari_vs_single.between(-1, 1).all()
@@ -196,7 +196,7 @@ def test_profile_distributed_prints_stages_and_tasks(capsys, join, task):
     out = capsys.readouterr().out
     assert "stages: neighbours" in out and f" {task} " in out and "solve_block" in out
     assert ("join_partition" in out) == (join == "partitioned")
-    assert _neighbors._REPLICA_SHARE == share  # the split join forced for this fit only
+    assert share == _neighbors._REPLICA_SHARE  # the split join forced for this fit only
 
 
 def test_bench_allocator_times_each_setting_in_its_own_process(capsys, monkeypatch):

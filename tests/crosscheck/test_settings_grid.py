@@ -4,8 +4,8 @@ import pandas as pd
 
 from crosscheck.settings_grid import grid_rows, main
 from experiments import _io
-from experiments._staleness import other_status
 from experiments._produce import traced_main
+from experiments._staleness import other_status
 
 
 def test_grid_rows_fit_both_k_on_the_committed_cell():

@@ -94,8 +94,9 @@ def _kernel_modules():
     import inspect
     import pkgutil
 
-    import kssc
     from numba.core.registry import CPUDispatcher
+
+    import kssc
 
     found = []
     for info in pkgutil.walk_packages(kssc.__path__, "kssc."):

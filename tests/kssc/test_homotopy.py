@@ -7,7 +7,6 @@ from sklearn.linear_model import ElasticNet
 
 from kssc.coding._kernels import blocks
 from kssc.coding.homotopy import homotopy_blocks, homotopy_point
-from kssc.coding.representation import kssc_coefficients
 
 
 def _union_problem(n=60, D=30, k=12, seed=0):

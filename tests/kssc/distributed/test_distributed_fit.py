@@ -31,11 +31,10 @@ from kssc.distributed import _spectral as kd_spectral  # noqa: E402
 from kssc.estimator import PAPER_SETTING  # noqa: E402
 from kssc.neighbors._ann import approximate_search  # noqa: E402
 from kssc.presets import preset_params  # noqa: E402
-from kssc.spectral.affinity import max_normalize_rows  # noqa: E402
-from kssc.utils._validation import normalize_rows  # noqa: E402
 from kssc.spectral._clustering import _normalized_affinity as normalized_affinity  # noqa: E402
 from kssc.spectral._clustering import top_eigenvectors  # noqa: E402
-from kssc.spectral.affinity import coefficients_to_sparse  # noqa: E402
+from kssc.spectral.affinity import coefficients_to_sparse, max_normalize_rows  # noqa: E402
+from kssc.utils._validation import normalize_rows  # noqa: E402
 
 PARAMS = {"n_neighbors": 8, "random_state": 0}
 # The single-machine fit with the model the distributed fit runs (the paper's).

@@ -75,8 +75,8 @@ def test_workers_in_one_process_are_tuned_once():
 def test_a_fit_keeps_mebibyte_buffers_on_the_heap_and_restores_dasks_allocator(client):
     # dask's nanny sets MALLOC_TRIM_THRESHOLD_, which pins glibc's mmap threshold at 128 KiB:
     # every 1 MiB buffer is a fresh mapping (its pages faulted in at each use).
-    assert client.run(lambda: "MALLOC_TRIM_THRESHOLD_" in os.environ) == {
-        a: True for a in client.nthreads()}
+    assert client.run(lambda: "MALLOC_TRIM_THRESHOLD_" in os.environ) == dict.fromkeys(
+        client.nthreads(), True)
     assert set(client.run(_heap_mappings_for_one_mebibyte).values()) == {1}
     with _worker_tuning.tuned_workers(client):
         assert set(client.run(_heap_mappings_for_one_mebibyte).values()) == {0}
@@ -126,7 +126,7 @@ def test_a_blocks_problem_holds_its_rows_then_the_neighbours_it_asked_for():
     indices = rng.integers(0, 50, size=(stop - start, 6))
     wanted = _coefficients._request(indices, bounds, start, stop)
     # Ascending, distinct, from their owner only, never the block's own rows.
-    for (a, b), ids in zip(zip(bounds[:-1], bounds[1:]), wanted, strict=True):
+    for (a, b), ids in zip(zip(bounds[:-1], bounds[1:], strict=True), wanted, strict=True):
         assert np.all(np.diff(ids) > 0) and np.all((ids >= a) & (ids < b))
         assert not np.any((ids >= start) & (ids < stop))
     asked = np.concatenate(wanted)
