@@ -163,6 +163,18 @@ NO_FILL = "KSSC_NO_CACHE_FILL"
 _PACKAGE_PARENT = Path(__file__).resolve().parents[2]
 
 
+def running_compile(orig_argv=None, argv=None):
+    """Whether this process is the `kssc compile` command itself (``python -m kssc compile``
+    or the `kssc` script), which compiles every family anyway: its imports need not run it
+    first (they did, and it printed its families twice on a cold cache)."""
+    orig_argv = list(sys.orig_argv if orig_argv is None else orig_argv)
+    argv = list(sys.argv if argv is None else argv)
+    if "-m" in orig_argv:
+        at = orig_argv.index("-m")
+        return orig_argv[at + 1:at + 3] == ["kssc", "compile"]
+    return len(argv) >= 2 and Path(argv[0]).name == "kssc" and argv[1] == "compile"
+
+
 def fill_cache(module_name):
     """Compile every kernel family into numba's on-disk cache in a subprocess (`kssc
     compile`) when the cache lacks a kernel of the module `module_name`; called as that
@@ -176,9 +188,10 @@ def fill_cache(module_name):
     cached code, so a number never depends on whether its process compiled the kernels (a
     fresh install, or the first run after a kernel's edit). A process that cannot fill the
     cache (the command fails) compiles in-process, as before. Concurrent processes (joblib's
-    workers) fill it once, under a file lock.
+    workers) fill it once, under a file lock. Nothing runs in `kssc compile` itself
+    (`running_compile`) or with KSSC_NO_CACHE_FILL set.
     """
-    if os.environ.get(NO_FILL):
+    if os.environ.get(NO_FILL) or running_compile():
         return
     module = sys.modules[module_name]
     kernels = [value for value in vars(module).values()

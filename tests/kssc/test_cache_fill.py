@@ -45,6 +45,24 @@ def test_a_warm_cache_or_the_compile_command_itself_runs_nothing(monkeypatch, ca
     assert calls == []
 
 
+def test_the_compile_command_does_not_fill_the_cache_on_its_own_imports(monkeypatch, calls):
+    monkeypatch.setattr(_kernels, "is_cached", lambda kernel: False)
+    python = sys.executable
+    for orig_argv, argv, itself in [
+            ([python, "-m", "kssc", "compile"], ["-m", "compile"], True),
+            ([python, "/venv/bin/kssc", "compile"], ["/venv/bin/kssc", "compile"], True),
+            ([python, "-m", "kssc", "cluster", "X.npy"], ["-m", "cluster", "X.npy"], False),
+            ([python, "-m", "benchmarks.bench_kssc", "compile"], ["-m", "compile"], False),
+            ([python, "script.py", "compile"], ["script.py", "compile"], False)]:
+        assert _kernels.running_compile(orig_argv, argv) is itself
+    monkeypatch.setattr(sys, "orig_argv", [python, "-m", "kssc", "compile"])
+    _kernels.fill_cache(_point_kernels.__name__)
+    assert calls == []
+    monkeypatch.setattr(sys, "orig_argv", [python, "-m", "pytest"])
+    _kernels.fill_cache(_point_kernels.__name__)
+    assert len(calls) == 1
+
+
 def test_a_failed_fill_is_said_and_the_kernels_compile_in_process(monkeypatch, capsys):
     monkeypatch.delenv(_kernels.NO_FILL, raising=False)
     monkeypatch.setattr(_kernels, "is_cached", lambda kernel: False)
