@@ -31,7 +31,7 @@ def traced_main(main, argv=None):
 
 
 def producer_command(main, argv=None):
-    """`[module, *arguments]` that runs `main` again: `python -m module arguments` (the
+    """`[module, *arguments]` that runs `main` again, the module by `python -m` (the
     project module that defines `main`, so also for `python -m crosscheck`, which runs
     `crosscheck.run`'s; outside the project, `main.__module__`)."""
     module = _executed.module_name(main.__code__.co_filename) or main.__module__

@@ -4,7 +4,7 @@ commands their sidecars record (`commands`, written by `_produce.traced_main`).
 `rerun` takes the stale ones (or those named, with `force` even when current), each after
 the results whose CSVs it reads (`experiment.input_files` of its config), and for each:
 sets its CSV, table and sidecar aside (a producer that resumes rows would otherwise keep
-them), runs its commands in order from the repository's root (`python -m module args`), and
+them), runs its commands in order from the repository's root (each module run by `python -m`), and
 checks what they wrote: a sidecar bound to a new CSV, current, whose config is the one the
 result had (so a command that does not reproduce the result's settings is caught, not
 committed). A failure of any kind puts the earlier files back and stops the rerun; so does
@@ -58,8 +58,8 @@ def ordered(names, metas, results):
 
 
 def run_command(command):
-    """Run a recorded `[module, *arguments]` as `python -m module arguments` at the
-    repository's root; a RerunError when it exits non-zero."""
+    """Run a recorded `[module, *arguments]` (the module by `python -m`, with the arguments)
+    at the repository's root; a RerunError when it exits non-zero."""
     print(f"  $ python -m {' '.join(command)}", flush=True)
     status = subprocess.run([sys.executable, "-m", *command], cwd=_checkout.REPO_ROOT).returncode
     if status != 0:
@@ -72,7 +72,8 @@ def _files(results, name):
 
 
 def set_aside(results, name):
-    """Move the result's files into `<results>/.rerun/<name>/`; that folder."""
+    """Move the result's files into a folder of its name in the results folder's `.rerun`;
+    that folder."""
     aside = Path(results) / ASIDE / name
     if aside.exists():
         shutil.rmtree(aside)
