@@ -15,6 +15,7 @@ import json
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from . import _checkout, _executed, _io, _staleness
@@ -24,6 +25,29 @@ ASIDE = ".rerun"
 
 class RerunError(RuntimeError):
     """A result could not be rerun; the message says which and why."""
+
+
+class Budget:
+    """The minutes a rerun may take (None: no limit): a result starts only when the wall time
+    its sidecar recorded for its last run ends within them, so a rerun longer than a working
+    session can be done in parts, each leaving every result it finished current."""
+
+    def __init__(self, minutes=None, clock=time.monotonic):
+        self.clock = clock
+        self.end = None if minutes is None else clock() + 60.0 * minutes
+
+    def allows(self, meta):
+        """None when the result may start, else why not."""
+        seconds = float((meta or {}).get("wall_time_s") or 0.0)
+        if self.end is None or self.clock() + seconds <= self.end:
+            return None
+        return (f"left for a later rerun: its last run took {seconds / 60:.1f} min, more "
+                f"than the {max(0.0, self.end - self.clock()) / 60:.1f} min left")
+
+
+def wall_minutes(metas):
+    """Minutes the results of `metas` (sidecars) took when they last ran."""
+    return sum(float((meta or {}).get("wall_time_s") or 0.0) for meta in metas) / 60.0
 
 
 def inputs(meta, results):
@@ -131,11 +155,15 @@ def rerun_one(results, name, meta, index, run=None):
     return commands
 
 
-def rerun(results, names=None, *, force=False, index=None, run=None):
+def rerun(results, names=None, *, force=False, index=None, run=None, budget=None,
+          keep_going=False):
     """Rerun the stale results of the folder that no experiment declares (or `names`; with
     `force`, even when current), inputs first. 0 when all are current at the end, else 1 (the
-    reason printed). `run` runs one recorded command (default `run_command`)."""
+    reason printed). `run` runs one recorded command (default `run_command`); `budget` (a
+    `Budget`) leaves the results that would end past it for a later rerun; `keep_going` goes
+    on after a failure (its files put back), leaving the results that read its CSV."""
     index = index or _executed.Index()
+    budget = budget or Budget()
     every = _staleness.other_results(results)
     unknown = sorted(set(names or ()) - set(every))
     if unknown:
@@ -147,7 +175,7 @@ def rerun(results, names=None, *, force=False, index=None, run=None):
     except RerunError as error:
         print(error)
         return 1
-    ran = set()
+    ran, undone = set(), {}
     for name in order:
         meta = _io.read_meta(results, name)
         key = json.dumps((meta or {}).get("commands"))
@@ -155,13 +183,25 @@ def rerun(results, names=None, *, force=False, index=None, run=None):
         if verdict == "current" and not (force and key not in ran):
             print(f"{name}: current", flush=True)
             continue
-        print(f"{name}: rerunning ({'--force' if verdict == 'current' else verdict})",
-              flush=True)
-        try:
-            rerun_one(results, name, meta, index, run)
-        except RerunError as error:
-            print(f"rerun stopped: {error}")
-            return 1
+        waits = [source for source in inputs(meta or {}, results) if source in undone]
+        why = (f"waits for its input {', '.join(waits)}" if waits else None) or \
+            budget.allows(meta)
+        if why is None:
+            print(f"{name}: rerunning ({'--force' if verdict == 'current' else verdict})",
+                  flush=True)
+            try:
+                rerun_one(results, name, meta, index, run)
+            except RerunError as error:
+                if not keep_going:
+                    print(f"rerun stopped: {error}")
+                    return 1
+                why = f"failed: {error}"
+        if why is not None:
+            undone[name] = why
+            print(f"{name}: {why}", flush=True)
+            continue
         ran.add(key)
         print(f"{name}: current after its rerun", flush=True)
-    return 0
+    for name, why in undone.items():
+        print(f"not rerun: {name}: {why}")
+    return int(bool(undone))

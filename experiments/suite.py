@@ -67,6 +67,11 @@ def main(argv=None):
     parser.add_argument("--rerun", nargs="*", metavar="NAME",
                         help="rerun every stale result, benchmarks and cross-check studies "
                              "too (by the commands their sidecars record), or the named ones")
+    parser.add_argument("--budget", type=float, metavar="MINUTES",
+                        help="with --rerun: start only the results whose last run ends within "
+                             "these minutes (the rest is left for a later rerun)")
+    parser.add_argument("--keep-going", action="store_true",
+                        help="with --rerun: go on after a failure (its files put back)")
     parser.add_argument("--results", default="results")
     parser.add_argument("--figures", default="figures")
     parser.add_argument("--no-draw", action="store_true",
@@ -96,10 +101,12 @@ def draw(results, args):
     return 0
 
 
-def run_experiments(results, names, profile, force):
+def run_experiments(results, names, profile, force, budget=None, keep_going=False):
     """Run each experiment of `names` whose results are missing or stale (every one with
-    `force`); a table its current rows do not give is rewritten from them."""
-    index = _executed.Index()
+    `force`); a table its current rows do not give is rewritten from them. {name: why} of
+    those left undone: `budget` (`_rerun.Budget`) leaves an experiment whose last run would
+    end past it; with `keep_going` a failed run is reported and the next one runs."""
+    index, undone = _executed.Index(), {}
     for name in names:
         cfg = _config.check_config(compose_config(name, profile, [f"results_dir={results}"]))
         done, verdict = (None, "--force") if force else _staleness.current_profile(
@@ -112,8 +119,20 @@ def run_experiments(results, names, profile, force):
                       f"what they give; the trials are current)")
             print(f"{name}: results current (profile={done}, {stamp}), not recomputed")
             continue
+        why = (budget or _rerun.Budget()).allows(_io.read_meta(results, name))
+        if why is not None:
+            undone[name] = why
+            print(f"{name}: {why}", flush=True)
+            continue
         print(f"{name}: running (profile={profile}; {verdict})", flush=True)
-        _runner.run_experiment(cfg, _runner.load(name), committed=True)
+        try:
+            _runner.run_experiment(cfg, _runner.load(name), committed=True)
+        except Exception as error:
+            if not keep_going:
+                raise
+            undone[name] = f"failed: {type(error).__name__}: {error}"
+            print(f"{name}: {undone[name]}", flush=True)
+    return undone
 
 
 def rerun(results, args, names):
@@ -121,25 +140,32 @@ def rerun(results, args, names):
     of the suite and the others that have results there), then the benchmarks' and studies'
     by their recorded commands (`_rerun`), inputs before the results that read them; or the
     named ones (with --force even when current). An experiment reruns at the profile its
-    results were computed at. Then draws (unless --no-draw)."""
-    named = args.rerun
+    results were computed at. `--budget MINUTES` starts only what its last run says ends
+    within them, `--keep-going` goes on after a failure. Then draws (unless --no-draw); 1
+    when anything was left undone."""
+    named, budget = args.rerun, _rerun.Budget(args.budget)
     experiments = [name for name in named if name in names] if named else [
         name for name in names if in_suite(name) or _io.read_meta(results, name) is not None]
     others = [name for name in named if name not in names]
+    undone = {}
     for name in experiments:  # a rerun keeps the profile a result was computed at
         meta = _io.read_meta(results, name) or {}
         ran = ((meta.get("config") or {}).get("profile") or {}).get("name")
-        run_experiments(results, [name], ran or args.profile, args.force)
+        undone.update(run_experiments(results, [name], ran or args.profile, args.force,
+                                      budget, args.keep_going))
+    status = 0
     if others or not named:
-        status = _rerun.rerun(results, others or None, force=args.force)
-        if status:
-            return status
-    return draw(results, args)
+        status = _rerun.rerun(results, others or None, force=args.force, budget=budget,
+                              keep_going=args.keep_going)
+    for name, why in undone.items():
+        print(f"not rerun: {name}: {why}")
+    draw(results, args)  # what finished is drawn; what did not is as it was
+    return int(bool(status or undone))
 
 
 def check(results, profile, only=None):
     """Print every result's verdict; 1 when any is not current."""
-    index, stale = _executed.Index(), False
+    index, stale = _executed.Index(), []
     for name in only or _config.experiment_names():
         meta = _io.read_meta(results, name)
         if in_suite(name):
@@ -154,12 +180,18 @@ def check(results, profile, only=None):
         if verdict != "current":
             done = None
         print(f"{name}: {verdict}" + (f" (profile={done})" if done else ""), flush=True)
-        stale = stale or done is None
+        if done is None:
+            stale.append(name)
     for name in [] if only else _staleness.other_results(results):
         verdict = _staleness.other_status(results, name, index)
         print(f"{name}: {verdict}", flush=True)
-        stale = stale or verdict != "current"
-    return int(stale)
+        if verdict != "current":
+            stale.append(name)
+    if stale:
+        minutes = _rerun.wall_minutes(_io.read_meta(results, name) for name in stale)
+        print(f"{len(stale)} not current; their last runs took {minutes:.0f} min in all "
+              "(python -m experiments.suite --rerun)")
+    return int(bool(stale))
 
 
 def adopt(results, only=None):

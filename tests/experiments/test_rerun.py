@@ -163,3 +163,78 @@ def test_run_command_runs_the_module_at_the_root_and_raises_on_failure(capsys):
     with pytest.raises(_rerun.RerunError, match="exited with status 1"):
         _rerun.run_command(["experiments.no_such_module"])
     assert "$ python -m experiments.no_such_module" in capsys.readouterr().out
+
+
+def test_a_budget_leaves_what_would_end_past_it_and_its_readers(two_results, capsys):
+    results, _, run, log = two_results
+    make_stale(results, "a")
+    now = [0.0]
+    budget = _rerun.Budget(0.5, clock=lambda: now[0])  # 30 s; each result's run took 1 s
+    sidecar = meta(results, "a")
+    sidecar["wall_time_s"] = 60.0
+    (results / "a.meta.json").write_text(json.dumps(sidecar))
+    assert _rerun.rerun(results, run=run, budget=budget) == 1
+    out = capsys.readouterr().out
+    assert "a: left for a later rerun: its last run took 1.0 min, more than the 0.5 min left" in out
+    assert log == []
+    make_stale(results, "b")  # b is stale too, but reads a: it waits
+    assert _rerun.rerun(results, run=run, budget=budget) == 1
+    assert "b: waits for its input a" in capsys.readouterr().out
+    assert _rerun.rerun(results, run=run, budget=_rerun.Budget(2.0, clock=lambda: now[0])) == 0
+    assert log == [[__name__, "a"], [__name__, "b"]]
+
+
+def test_keep_going_reruns_the_rest_after_a_failure(two_results, capsys):
+    results, mains, run, log = two_results
+    make_stale(results, "a")
+    mains["c"] = producer(results, "c", {"value": 3})
+    _produce.traced_main(mains["c"], ["c"])
+    make_stale(results, "c")
+    make_stale(results, "b")
+
+    def fail_a(command):
+        if command[1] == "a":
+            raise _rerun.RerunError("`python -m a` exited with status 2.")
+        run(command)
+
+    assert _rerun.rerun(results, run=fail_a, keep_going=True) == 1
+    out = capsys.readouterr().out
+    assert "b: waits for its input a" in out and "c: current after its rerun" in out
+    assert "not rerun: a: failed: `python -m a` exited with status 2." in out
+    assert log == [[__name__, "c"]]
+
+
+def test_check_says_how_long_the_stale_results_took(two_results, capsys):
+    results, _, _, _ = two_results
+    make_stale(results, "a")
+    sidecar = meta(results, "a")
+    sidecar["wall_time_s"] = 600.0
+    (results / "a.meta.json").write_text(json.dumps(sidecar))
+    assert suite.check(results, "default", None) == 1
+    out = capsys.readouterr().out  # the suite's experiments are missing from this folder
+    missing = out.count(": missing\n")
+    assert f"{missing + 1} not current; their last runs took 10 min in all" in out
+
+
+def test_the_suites_experiments_keep_going_and_keep_to_the_budget(tmp_path, monkeypatch):
+    ran = []
+    monkeypatch.setattr(suite._staleness, "current_profile", lambda *a: (None, "missing"))
+    monkeypatch.setattr(suite, "compose_config", lambda name, *a: name)
+    monkeypatch.setattr(suite._config, "check_config", lambda cfg: cfg)
+    monkeypatch.setattr(suite._runner, "load", lambda name: name)
+    monkeypatch.setattr(suite._io, "read_meta", lambda results, name: {
+        "wall_time_s": 3600.0 if name == "long" else 1.0})
+
+    def run(cfg, spec, committed):
+        ran.append(cfg)
+        if cfg == "broken":
+            raise RuntimeError("a trial failed")
+
+    monkeypatch.setattr(suite._runner, "run_experiment", run)
+    undone = suite.run_experiments(tmp_path, ["broken", "long", "short"], "default", False,
+                                   _rerun.Budget(30.0), keep_going=True)
+    assert ran == ["broken", "short"]
+    assert undone["broken"] == "failed: RuntimeError: a trial failed"
+    assert undone["long"].startswith("left for a later rerun: its last run took 60.0 min")
+    with pytest.raises(RuntimeError, match="a trial failed"):
+        suite.run_experiments(tmp_path, ["broken"], "default", False)
