@@ -10,11 +10,12 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv test test-e2e test-all lint bench heldout data data-verify figures plots report crosscheck docs clean
+.PHONY: help venv test test-e2e test-all lint bench heldout data data-verify figures rerun plots report crosscheck docs clean
 
 help:
 	@echo "make test      run the default test tier: unit tests, no end-to-end (e2e) or slow runs"
 	@echo "make figures   run every experiment whose results are missing or stale, then draw all figures (PROFILE=default|paper|smoke)"
+	@echo "make rerun     rerun every stale result, benchmarks and studies too (BUDGET=minutes: what fits)"
 	@echo "make plots     redraw every figure from results/*.csv only"
 	@echo "make data      download the registered data sets (TIR, Hopkins 155, Extended Yale B, ...) into data/ (checksummed)"
 	@echo "make data-verify  check the data folder against the recorded checksums"
@@ -101,6 +102,15 @@ PROFILE ?= default
 figures: $(STAMP)
 	$(PY) -m experiments.suite --profile $(PROFILE)
 	-$(PY) -m crosscheck --check
+
+# Every result `python -m experiments.suite --check` calls stale, experiments first, then the
+# benchmarks and cross-check studies by the commands their sidecars record, going on past a
+# failure; BUDGET=120 starts only what its last run says ends within 120 minutes
+# (docs/developing.md, "Rerunning results").
+BUDGET ?=
+
+rerun: $(STAMP)
+	$(PY) -m experiments.suite --rerun --keep-going $(if $(BUDGET),--budget $(BUDGET))
 
 plots: $(STAMP)
 	$(PY) -m experiments.plot
