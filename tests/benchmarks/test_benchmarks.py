@@ -352,3 +352,26 @@ def test_bench_suitability_reads_both_autokssc_rules_from_one_selection():
                             "n_clusters_confidence": nan}}
     assert suitability.auto_rules(selection) == {"auto_silhouette": (5, 0.6),
                                                  "auto_relative_eigengap": (2, 0.9)}
+
+
+def test_bench_screen_keeps_the_fastest_size_whose_choices_are_the_full_fits():
+    import pandas as pd
+
+    screen = _load("bench_screen")
+    rows = [  # (family, task, n, size, chosen, seconds)
+        ("yale", "y10", 640, 0, "faces", 5.0), ("yale", "y10", 640, 250, "faces", 6.0),
+        ("yale", "y38", 2414, 0, "faces", 35.0), ("yale", "y38", 2414, 250, "faces", 26.0),
+        ("yale", "y38", 2414, 500, "faces", 22.0),
+        ("digits", "d", 1797, 0, "generic", 1.5), ("digits", "d", 1797, 250, "motion", 0.5),
+        ("digits", "d", 1797, 500, "generic", 0.8), ("iris", "i", 150, 0, "generic", 0.2)]
+    frame = pd.DataFrame([{"family": f, "dataset": t, "source": "all", "n_samples": n,
+                           "screen_size": s, "chosen": c, "time_s": t_s}
+                          for f, t, n, s, c, t_s in rows])
+    comparison = screen.compare(frame).set_index("screen_size")
+    assert comparison.loc[250, "n_differ"] == 1  # digits' subsample of 250 kept motion
+    assert comparison.loc[500, "n_screened"] == 2 and comparison.loc[500, "n_differ"] == 0
+    # 500 does not screen y10 (640 points): its full fit's 5 s counts.
+    assert comparison.loc[500, "time_s_total"] == pytest.approx(5.0 + 22.0 + 0.8)
+    assert comparison.loc[0, "time_s_total"] == pytest.approx(5.0 + 35.0 + 1.5)
+    assert screen.choose(comparison.reset_index()) == 500
+    assert screen.choose(comparison.reset_index(), held_out="yale") == 500  # 250 differs
