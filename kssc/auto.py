@@ -428,11 +428,11 @@ class AutoKSSC(ProgressMixin, ClusterMixin, BaseEstimator):
         n_features // n_clusters).
         12 kept the faces setting on every Yale B task of the panel, but chosen by
         leave-one-family-out it did no better than 5 over the families (docs/presets.md).
-    screen_size : int or None, default=500
+    screen_size : int or None, default=250
         Points of the subsample the candidates are first ranked on when X has more than
         ``2 * screen_size`` (None: every candidate is fitted on X). Chosen on the real-data
-        panel (`benchmarks/bench_screen.py`, results/bench_screen.csv): the size whose
-        choices equal the full fits' on every task it screens, in the least time.
+        panel (`benchmarks/bench_screen.py`, results/bench_screen.csv): the smallest size
+        measured whose choices equal the full fits' on every task it screens.
     random_state : int, RandomState instance or None, default=None
         Passed to every candidate.
     verbose : int, default=0
@@ -495,7 +495,7 @@ class AutoKSSC(ProgressMixin, ClusterMixin, BaseEstimator):
     }
 
     def __init__(self, n_clusters=None, *, candidates=("generic", "faces", "motion"),
-                 criterion="silhouette", subspace_dim=5, screen_size=500, random_state=None,
+                 criterion="silhouette", subspace_dim=5, screen_size=250, random_state=None,
                  verbose=0):
         self.n_clusters = n_clusters
         self.candidates = candidates

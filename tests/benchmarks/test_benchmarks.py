@@ -354,7 +354,7 @@ def test_bench_suitability_reads_both_autokssc_rules_from_one_selection():
                                                  "auto_relative_eigengap": (2, 0.9)}
 
 
-def test_bench_screen_keeps_the_fastest_size_whose_choices_are_the_full_fits():
+def test_bench_screen_keeps_the_smallest_size_whose_choices_are_the_full_fits():
     import pandas as pd
 
     screen = _load("bench_screen")
@@ -373,5 +373,6 @@ def test_bench_screen_keeps_the_fastest_size_whose_choices_are_the_full_fits():
     # 500 does not screen y10 (640 points): its full fit's 5 s counts.
     assert comparison.loc[500, "time_s_total"] == pytest.approx(5.0 + 22.0 + 0.8)
     assert comparison.loc[0, "time_s_total"] == pytest.approx(5.0 + 35.0 + 1.5)
-    assert screen.choose(comparison.reset_index()) == 500
-    assert screen.choose(comparison.reset_index(), held_out="yale") == 500  # 250 differs
+    assert screen.choose(frame) == 500  # 250 kept another candidate on digits
+    assert screen.choose(frame, held_out="digits") == 250
+    assert screen.choose(frame[frame.screen_size != 500], held_out="yale") == 0
