@@ -8,7 +8,8 @@ them), runs its commands in order from the repository's root (each module run by
 checks what they wrote: a sidecar bound to a new CSV, current, whose config is the one the
 result had (so a command that does not reproduce the result's settings is caught, not
 committed). A failure of any kind puts the earlier files back and stops the rerun; so does
-a result with no recorded command, naming it.
+a result with no recorded command, naming it. A killed rerun's files are put back by the
+next one, before it starts.
 """
 
 import json
@@ -117,6 +118,18 @@ def put_back(results, name, aside):
     aside.rmdir()
 
 
+def put_back_killed(results):
+    """Put back the files a killed rerun left set aside (a killed process puts nothing
+    back); their names."""
+    folder = Path(results) / ASIDE
+    names = sorted(path.name for path in folder.iterdir() if path.is_dir()) \
+        if folder.is_dir() else []
+    for name in names:
+        put_back(results, name, folder / name)
+        print(f"{name}: put back the files a killed rerun had set aside", flush=True)
+    return names
+
+
 def _settings(meta):
     """The config a result was computed with, less its inputs' digests (a rerun upstream
     changes those)."""
@@ -164,6 +177,7 @@ def rerun(results, names=None, *, force=False, index=None, run=None, budget=None
     on after a failure (its files put back), leaving the results that read its CSV."""
     index = index or _executed.Index()
     budget = budget or Budget()
+    put_back_killed(results)
     every = _staleness.other_results(results)
     unknown = sorted(set(names or ()) - set(every))
     if unknown:

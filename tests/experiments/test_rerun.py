@@ -238,3 +238,14 @@ def test_the_suites_experiments_keep_going_and_keep_to_the_budget(tmp_path, monk
     assert undone["long"].startswith("left for a later rerun: its last run took 60.0 min")
     with pytest.raises(RuntimeError, match="a trial failed"):
         suite.run_experiments(tmp_path, ["broken"], "default", False)
+
+
+def test_the_files_a_killed_rerun_set_aside_are_put_back_first(two_results, capsys):
+    results, _, run, log = two_results
+    files = {path.name: path.read_bytes() for path in results.glob("a*")}
+    _rerun.set_aside(results, "a")  # then the process was killed
+    assert not (results / "a.csv").exists()
+    assert _rerun.rerun(results, run=run) == 0
+    assert "a: put back the files a killed rerun had set aside" in capsys.readouterr().out
+    assert {path.name: path.read_bytes() for path in results.glob("a*")} == files
+    assert log == [] and not (results / _rerun.ASIDE / "a").exists()
