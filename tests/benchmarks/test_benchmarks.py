@@ -358,21 +358,25 @@ def test_bench_screen_keeps_the_smallest_size_whose_choices_are_the_full_fits():
     import pandas as pd
 
     screen = _load("bench_screen")
-    rows = [  # (family, task, n, size, chosen, seconds)
-        ("yale", "y10", 640, 0, "faces", 5.0), ("yale", "y10", 640, 250, "faces", 6.0),
-        ("yale", "y38", 2414, 0, "faces", 35.0), ("yale", "y38", 2414, 250, "faces", 26.0),
-        ("yale", "y38", 2414, 500, "faces", 22.0),
-        ("digits", "d", 1797, 0, "generic", 1.5), ("digits", "d", 1797, 250, "motion", 0.5),
-        ("digits", "d", 1797, 500, "generic", 0.8), ("iris", "i", 150, 0, "generic", 0.2)]
-    frame = pd.DataFrame([{"family": f, "dataset": t, "source": "all", "n_samples": n,
-                           "screen_size": s, "chosen": c, "time_s": t_s}
-                          for f, t, n, s, c, t_s in rows])
+    rows = [  # (family, task, seed, size, chosen, seconds)
+        ("yale", "y10", 0, 0, "faces", 5.0), ("yale", "y10", 0, 250, "faces", 6.0),
+        ("yale", "y38", 0, 0, "faces", 35.0), ("yale", "y38", 0, 250, "faces", 26.0),
+        ("yale", "y38", 0, 500, "faces", 22.0),
+        ("yale", "y38", 1, 0, "faces", 35.0), ("yale", "y38", 1, 250, "generic", 10.0),
+        ("yale", "y38", 1, 500, "faces", 22.0),
+        ("digits", "d", 0, 0, "generic", 1.5), ("digits", "d", 0, 250, "generic", 0.5),
+        ("digits", "d", 0, 500, "generic", 0.8)]
+    frame = pd.DataFrame([{"family": f, "dataset": t, "source": "all", "seed": seed,
+                           "screen_size": size, "chosen": c, "time_s": t_s,
+                           "error_pct": 0.0 if c != "generic" or f == "digits" else 50.0}
+                          for f, t, seed, size, c, t_s in rows])
     comparison = screen.compare(frame).set_index("screen_size")
-    assert comparison.loc[250, "n_differ"] == 1  # digits' subsample of 250 kept motion
-    assert comparison.loc[500, "n_screened"] == 2 and comparison.loc[500, "n_differ"] == 0
-    # 500 does not screen y10 (640 points): its full fit's 5 s counts.
-    assert comparison.loc[500, "time_s_total"] == pytest.approx(5.0 + 22.0 + 0.8)
-    assert comparison.loc[0, "time_s_total"] == pytest.approx(5.0 + 35.0 + 1.5)
-    assert screen.choose(frame) == 500  # 250 kept another candidate on digits
-    assert screen.choose(frame, held_out="digits") == 250
-    assert screen.choose(frame[frame.screen_size != 500], held_out="yale") == 0
+    assert comparison.loc[250, "n_screened"] == 4
+    assert comparison.loc[250, "n_differ"] == 1  # Yale B 38 at seed 1 kept generic
+    assert comparison.loc[250, "error_pct_mean"] == pytest.approx(50.0 / 4)
+    assert comparison.loc[500, "n_screened"] == 3 and comparison.loc[500, "n_differ"] == 0
+    # 500 does not screen y10 (its full fit's 5 s counts).
+    assert comparison.loc[500, "time_s_total"] == pytest.approx(5.0 + 22.0 + 22.0 + 0.8)
+    assert screen.choose(frame) == 500
+    assert screen.choose(frame, held_out="yale") == 250
+    assert screen.choose(frame[frame.screen_size != 500]) == 0
