@@ -7,9 +7,10 @@ sets its CSV, table and sidecar aside (a producer that resumes rows would otherw
 them), runs its commands in order from the repository's root (each module run by `python -m`), and
 checks what they wrote: a sidecar bound to a new CSV, current, whose config is the one the
 result had (so a command that does not reproduce the result's settings is caught, not
-committed). A failure of any kind puts the earlier files back and stops the rerun; so does
-a result with no recorded command, naming it. A killed rerun's files are put back by the
-next one, before it starts.
+committed). A failure of any kind puts the earlier files back and stops the rerun (with
+`keep_going`, leaves that result and its readers and goes on); so does a result with no
+recorded command, naming it. A `Budget` leaves the results whose last run would end past
+it. A killed rerun's files are put back by the next one, before it starts.
 """
 
 import json
