@@ -302,7 +302,8 @@ def _audit(event, args):
             if path.startswith(str(REPO_ROOT / folder) + os.sep):
                 for trace in _ACTIVE:
                     trace.data.add(path)
-        if path.endswith(SIDECAR_SUFFIX) and args[1] in (None, "r", "rb") and not _READING:
+        if (path.endswith(SIDECAR_SUFFIX) and args[1] in (None, "r", "rb") and not _READING
+                and any(path not in trace.earlier for trace in _ACTIVE)):
             _note_earlier(path)
     elif event == "os.rename" and isinstance(args[1], (str, os.PathLike)):
         path = os.path.abspath(os.fspath(args[1]))

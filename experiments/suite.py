@@ -101,12 +101,13 @@ def draw(results, args):
     return 0
 
 
-def run_experiments(results, names, profile, force, budget=None, keep_going=False):
+def run_experiments(results, names, profile, force, budget=None, keep_going=False,
+                    index=None):
     """Run each experiment of `names` whose results are missing or stale (every one with
     `force`); a table its current rows do not give is rewritten from them. {name: why} of
     those left undone: `budget` (`_rerun.Budget`) leaves an experiment whose last run would
     end past it; with `keep_going` a failed run is reported and the next one runs."""
-    index, undone = _executed.Index(), {}
+    index, undone = index or _executed.Index(), {}
     for name in names:
         cfg = _config.check_config(compose_config(name, profile, [f"results_dir={results}"]))
         done, verdict = (None, "--force") if force else _staleness.current_profile(
@@ -147,16 +148,16 @@ def rerun(results, args, names):
     experiments = [name for name in named if name in names] if named else [
         name for name in names if in_suite(name) or _io.read_meta(results, name) is not None]
     others = [name for name in named if name not in names]
-    undone = {}
+    undone, index = {}, _executed.Index()  # one parse of the project for the whole rerun
     for name in experiments:  # a rerun keeps the profile a result was computed at
         meta = _io.read_meta(results, name) or {}
         ran = ((meta.get("config") or {}).get("profile") or {}).get("name")
         undone.update(run_experiments(results, [name], ran or args.profile, args.force,
-                                      budget, args.keep_going))
+                                      budget, args.keep_going, index))
     status = 0
     if others or not named:
-        status = _rerun.rerun(results, others or None, force=args.force, budget=budget,
-                              keep_going=args.keep_going)
+        status = _rerun.rerun(results, others or None, force=args.force, index=index,
+                              budget=budget, keep_going=args.keep_going)
     for name, why in undone.items():
         print(f"not rerun: {name}: {why}")
     draw(results, args)  # what finished is drawn; what did not is as it was
