@@ -561,7 +561,8 @@ class AutoKSSC(ProgressMixin, ClusterMixin, BaseEstimator):
                     failures[key] = f"{type(exc).__name__}: {exc}"
             seconds[key] = (model.timings_["total"] + searched if key in fitted
                             else perf_counter() - start)
-            if key in fitted and self.n_clusters is not None:
+            # After the last candidate there is none left to skip: no bound to test.
+            if key in fitted and self.n_clusters is not None and i < len(models):
                 with _one_blas_thread():
                     score = at_best(X, model.labels_, self.criterion, self.subspace_dim,
                                     self.n_clusters)

@@ -8,12 +8,10 @@ the previous penalty's last eigenvector.
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.linalg import eigsh
 from sklearn.base import clone
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
-from threadpoolctl import threadpool_limits
 
 from ._base import warn_isolated
 from .coding.admm import ADMM
@@ -24,6 +22,7 @@ from .spectral._clustering import (
     _MULTILEVEL_FROM,
     _check_graph,
     _normalized_affinity,
+    arpack_top,
     discretize,
     leaves_out,
     linked_points,
@@ -230,10 +229,10 @@ def _arpack_from(P, n_vectors, rng, start):
     lies within 1e-4 of the next; with the random start mixed in at 1e-8 of its norm,
     300-560), for vectors within 1e-11 of the random start's, as close as a solve for one
     vector fewer (entries about 0.05; benchmarks/bench_path.py's data, 20,000 points)."""
-    rng.uniform(-1.0, 1.0, P.shape[0])
-    # One BLAS thread, as in top_eigenvectors (ARPACK's vector operations are too small).
-    with threadpool_limits(limits=1, user_api="blas"):
-        values, vectors = eigsh(P, k=n_vectors, which="LA", v0=start)
+    drawn = rng.uniform(-1.0, 1.0, P.shape[0])
+    # One connected component at a time, as top_eigenvectors' ARPACK (from the drawn vector
+    # on a component where `start` is zero).
+    values, vectors = arpack_top(P, n_vectors, start, fallback=drawn)
     return vectors[:, np.argsort(values)[::-1]]
 
 

@@ -10,12 +10,10 @@ its aggregates' rows of the coarse eigenvectors.
 """
 
 import numpy as np
-from scipy.sparse.linalg import eigsh
 from sklearn.utils import check_random_state
-from threadpoolctl import threadpool_limits
 
 from ..spectral import _multilevel
-from ..spectral._clustering import top_eigenvectors
+from ..spectral._clustering import arpack_top, top_eigenvectors
 from . import _eigen
 from ._blocks import part
 
@@ -60,8 +58,7 @@ def coarse_vectors(coarse, width, random_state, tol):
     if n <= _DENSE_UP_TO or width >= n - 1:
         return top_eigenvectors(coarse, width, random_state)[1]
     v0 = check_random_state(random_state).uniform(-1.0, 1.0, n)
-    with threadpool_limits(limits=1, user_api="blas"):  # as top_eigenvectors' ARPACK
-        values, vectors = eigsh(coarse, k=width, which="LA", v0=v0, tol=tol)
+    values, vectors = arpack_top(coarse, width, v0, tol)  # one component at a time
     return vectors[:, np.argsort(values)[::-1]]
 
 

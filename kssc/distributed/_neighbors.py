@@ -32,10 +32,11 @@ import numpy as np
 from ..neighbors._ann import (
     EXACT_FROM_SHARE,
     IVF,
-    JOIN_FIRST_PROBE,
     JOIN_LISTS_PER_SQRT_N,
     MIN_TRAIN_PER_LIST,
+    first_nprobe,
     joined,
+    kept_probes,
     neighbor_recall,
     train_centroids,
 )
@@ -447,11 +448,9 @@ def approximate_neighbor_blocks(client, U, k, metric, rng, settings=None):
     n_lists = settings.nlist or int(JOIN_LISTS_PER_SQRT_N * np.sqrt(n))
     n_lists = int(np.clip(n_lists, 1, max(1, n // MIN_TRAIN_PER_LIST)))
     centroids = train_centroids(_ClusterRows(client, U, dim), n_lists, metric, rng)
-    n_probe = min(n_lists, settings.nprobe or JOIN_FIRST_PROBE)
+    n_probe = first_nprobe(settings, n_lists)
     sample = np.sort(rng.choice(n, min(settings.recall_sample, n), replace=False))
-    # An adapted nprobe's first doubling reads every row's lists from the first search of
-    # them, as on one machine (`approximate_search`).
-    kept = n_probe if settings.nprobe or not sample.size else min(n_lists, 2 * n_probe)
+    kept = kept_probes(settings, n_lists, sample.size)  # as on one machine
     if _replicates(client, n, dim):
         return _replicated_neighbor_blocks(client, U, k, metric, sample, settings, centroids,
                                            n_probe, kept)

@@ -182,11 +182,27 @@ def _joined(X_unit, X32, index, rows, probes, k, metric, progress=None):
     return indices, sims
 
 
+def first_nprobe(settings, n_lists):
+    """The nprobe the join starts from: `settings.nprobe`, else `_JOIN_FIRST_PROBE` (at most
+    n_lists)."""
+    return min(n_lists, settings.nprobe or _JOIN_FIRST_PROBE)
+
+
+def kept_probes(settings, n_lists, n_sampled):
+    """The lists every row's first assignment keeps: the first nprobe when it is fixed (or
+    no recall is measured, so it never adapts), else twice it, so that an adapted nprobe's
+    first doubling reads every row's lists from that one pass over the centroids (a second
+    pass: 6-7 s at 10^6 points)."""
+    n_probe = first_nprobe(settings, n_lists)
+    return n_probe if settings.nprobe or not n_sampled else min(n_lists, 2 * n_probe)
+
+
 def memory_bytes(n_samples, n_features, n_neighbors, index=None, dtype=float):
     """Bytes `approximate_search` holds at its peak (resident): a float32 copy of the rows
     unless they are float32 already, and the largest of its phases: the k-means sample; the
-    recall sample's exact search (its similarity blocks); the join (every row's probed lists
-    at the first nprobe, the lists' ordering, the part of the worker threads' buffers that a
+    recall sample's exact search (its similarity blocks); the join (the lists every row keeps
+    from its first assignment, `kept_probes`: twice the first nprobe when it adapts; the
+    lists' ordering, the part of the worker threads' buffers that a
     list's points and the rows probing it fill, with room for lists 4x the mean, their
     slots sorted by list, and the running top-k); its end (the join's indices, the re-scored
     scores, the sort order and the sorted result, 32 bytes per neighbour). No copy of the
@@ -196,7 +212,8 @@ def memory_bytes(n_samples, n_features, n_neighbors, index=None, dtype=float):
     settings = IVF() if index is None else index
     n, d, k = n_samples, n_features, n_neighbors
     n_lists = settings.nlist or int(_JOIN_LISTS_PER_SQRT_N * np.sqrt(n))
-    n_probe = min(n_lists, settings.nprobe or _JOIN_FIRST_PROBE)
+    n_probe = first_nprobe(settings, n_lists)
+    kept = kept_probes(settings, n_lists, min(settings.recall_sample, n))
     workers = _n_workers(n)
     copy = 4 * n * d if dtype != np.float32 else 0
     train = 12 * min(n, _JOIN_TRAIN_PER_LIST * n_lists) * d
@@ -206,7 +223,7 @@ def memory_bytes(n_samples, n_features, n_neighbors, index=None, dtype=float):
     gathered = 4 * (list_size + probing) * d + 4 * list_size * probing
     slots = 16 * (n // workers) * max(1, n_probe - 1)
     buffers = workers * (min(join_buffer_bytes(d), gathered) + min(_JOIN_SLOT_BYTES, slots))
-    join = 4 * n * n_probe + 16 * n + buffers + 12 * n * k
+    join = 4 * n * kept + 16 * n + buffers + 12 * n * k
     end = 4 * 8 * n * k
     return copy + max(train, recall, join, end)
 
@@ -245,12 +262,9 @@ def approximate_search(X_unit, n_neighbors, metric="euclidean", index=None,
     clock = [perf_counter()]
     centroids = _train(X32, n_lists, metric, rng)
     clock.append(perf_counter())
-    n_probe = min(n_lists, settings.nprobe or _JOIN_FIRST_PROBE)
+    n_probe = first_nprobe(settings, n_lists)
     sample = np.sort(rng.choice(n, min(settings.recall_sample, n), replace=False))
-    # An adapted nprobe's first doubling reads every row's lists from this one pass over
-    # the centroids (a second pass: 6-7 s at 10^6 points).
-    kept = n_probe if settings.nprobe or not sample.size else min(n_lists, 2 * n_probe)
-    probes = nearest_lists(X32, centroids, metric, kept)
+    probes = nearest_lists(X32, centroids, metric, kept_probes(settings, n_lists, sample.size))
     index = InvertedLists(probes[:, 0], n_lists)
     clock.append(perf_counter())
     recall = float("nan")

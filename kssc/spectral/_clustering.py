@@ -120,18 +120,11 @@ def top_eigenvectors(P, n_vectors, random_state=None, dense_limit=_DENSE_LIMIT, 
     if solver == "auto":
         solver = "multilevel" if n > _MULTILEVEL_FROM else "arpack"
     if n <= dense_limit or n_vectors >= n - 1:
-        dense = P.toarray()
         # One BLAS thread: the tridiagonal reduction is mostly matrix-vector products, which
         # threads share only by waiting on each other; on the loaded 2-core machine eigh of
         # 1,000 points took 6-12 s on two threads against 0.25-0.4 s on one.
         with threadpool_limits(limits=1, user_api="blas"):
-            values, vectors = eigh(dense, subset_by_index=[n - n_vectors, n - 1])
-            if vectors.shape[1] < n_vectors:
-                # LAPACK's subset driver can return fewer pairs than asked on highly
-                # degenerate spectra (duplicated points; it returned none at all); the full
-                # one cannot.
-                values, vectors = eigh(dense)
-                values, vectors = values[n - n_vectors:], vectors[:, n - n_vectors:]
+            values, vectors = _dense_top(P.toarray(), n_vectors)
     elif solver == "lobpcg":
         values, vectors = _lobpcg_top(P, n_vectors, check_random_state(random_state),
                                       _LOBPCG_TOL if tol is None else tol)
@@ -140,15 +133,81 @@ def top_eigenvectors(P, n_vectors, random_state=None, dense_limit=_DENSE_LIMIT, 
                                           _MULTILEVEL_TOL if tol is None else tol)
     else:
         v0 = check_random_state(random_state).uniform(-1.0, 1.0, n)
-        # ARPACK's BLAS calls are vector operations too small to share: threaded, they cost
-        # 3x the time on a loaded machine (docs/scaling.md, "Eigen-solver").
-        with threadpool_limits(limits=1, user_api="blas"):
-            values, vectors = eigsh(P, k=n_vectors, which="LA", v0=v0)
+        values, vectors = arpack_top(P, n_vectors, v0)
     if vectors.shape[1] != n_vectors:
         raise RuntimeError(f"the eigensolver returned {vectors.shape[1]} eigenvectors of the "
                            f"{n_vectors} asked for a {n} x {n} affinity.")
     order = np.argsort(values)[::-1]
     return values[order], vectors[:, order]
+
+
+def _dense_top(dense, n_vectors):
+    """The `n_vectors` largest eigenpairs of the symmetric array `dense` by LAPACK (ascending)."""
+    n = dense.shape[0]
+    values, vectors = eigh(dense, subset_by_index=[n - n_vectors, n - 1])
+    if vectors.shape[1] < n_vectors:
+        # LAPACK's subset driver can return fewer pairs than asked on highly degenerate
+        # spectra (duplicated points; it returned none at all); the full one cannot.
+        values, vectors = eigh(dense)
+        values, vectors = values[n - n_vectors:], vectors[:, n - n_vectors:]
+    return values, vectors
+
+
+def arpack_top(P, n_vectors, v0, tol=0.0, fallback=None):
+    """The `n_vectors` largest eigenpairs of the symmetric P (unordered) by ARPACK's Lanczos
+    (`eigsh`) from `v0`, to the relative tolerance `tol` (0: machine precision), one
+    connected component of P's graph at a time.
+
+    From one start vector, Lanczos finds a repeated eigenvalue once per start direction it
+    can tell apart: on an affinity of exactly k components (the eigenvalue 1 k times) it
+    returned 1 fewer than k times, and the labels then split a component. Each component is
+    solved on its own instead: ARPACK from `v0`'s entries there, dense `eigh` up to
+    `_DENSE_LIMIT` rows, a lone point's P_ii; the largest pairs over every component are
+    kept (the first components' on ties). A component where `v0` is zero starts from
+    `fallback`'s entries (a start vector, given when `v0` may vanish on some components). A
+    connected P, or an operator that is not a matrix (no graph to split), is the one solve
+    it always was, from the same `v0`."""
+    n_components, component = ((1, None) if not sp.issparse(P)
+                               else connected_components(P, directed=False))
+    # ARPACK's BLAS calls are vector operations too small to share: threaded, they cost
+    # 3x the time on a loaded machine (docs/scaling.md, "Eigen-solver").
+    with threadpool_limits(limits=1, user_api="blas"):
+        if n_components == 1:
+            return eigsh(P, k=n_vectors, which="LA", v0=v0, tol=tol)
+        order = np.argsort(component, kind="stable")
+        bounds = np.searchsorted(component[order], np.arange(n_components + 1))
+        P = sp.csr_matrix(P)[order][:, order].tocsr()  # each component a diagonal block
+        sizes = np.diff(bounds)
+        # Lone points at once (their pair is (P_ii, e_i)): the n_vectors largest at most.
+        lone = np.flatnonzero(sizes == 1)
+        lone = lone[np.argsort(-P.diagonal()[bounds[lone]], kind="stable")[:n_vectors]]
+        values, owner, columns = [], [], []
+        pieces = {c: np.ones((1, 1)) for c in lone}
+        for c in np.sort(np.concatenate([lone, np.flatnonzero(sizes > 1)])):
+            lo, hi = bounds[c], bounds[c + 1]
+            size, m = hi - lo, min(n_vectors, hi - lo)
+            if size == 1:
+                values.append(P.diagonal()[lo:hi])
+            else:
+                block = P[lo:hi, lo:hi]
+                if size <= _DENSE_LIMIT or m >= size - 1:
+                    found, pieces[c] = _dense_top(block.toarray(), m)
+                else:
+                    start = v0[order[lo:hi]]
+                    if fallback is not None and not start.any():
+                        start = fallback[order[lo:hi]]
+                    found, pieces[c] = eigsh(block, k=m, which="LA", v0=start, tol=tol)
+                values.append(found)
+            owner.append(np.full(values[-1].size, c))
+            columns.append(np.arange(values[-1].size))
+    values, owner, columns = (np.concatenate(values), np.concatenate(owner),
+                              np.concatenate(columns))
+    chosen = np.argsort(-values, kind="stable")[:n_vectors]
+    vectors = np.zeros((P.shape[0], chosen.size))
+    for j, pair in enumerate(chosen):
+        c = owner[pair]
+        vectors[order[bounds[c]:bounds[c + 1]], j] = pieces[c][:, columns[pair]]
+    return values[chosen], vectors
 
 
 def _multilevel_top(P, n_vectors, random_state, tol, max_iter=200):

@@ -241,3 +241,21 @@ def test_approximate_buffers_follow_a_byte_budget_for_wide_data(monkeypatch):
         tracemalloc.stop()
     assert info["algorithm"] == "ivf" and indices.shape == (400, 5)
     assert peak < 0.75 * X.nbytes, f"peak {peak / 2**20:.0f} MiB for {X.nbytes / 2**20:.0f} MiB"
+
+
+def test_memory_estimate_counts_the_lists_every_row_keeps():
+    # An adapted nprobe keeps twice the first nprobe's lists per row (int32) from the first
+    # assignment (`kept_probes`), a fixed one (or one never adapted: no recall sample) only
+    # its own.
+    from kssc import IVF
+    from kssc.neighbors._ann import kept_probes, memory_bytes
+
+    n = 10**6
+    assert kept_probes(IVF(), 2000, 1000) == 16
+    assert kept_probes(IVF(nprobe=8), 2000, 1000) == kept_probes(IVF(), 2000, 0) == 8
+    assert kept_probes(IVF(), 10, 1000) == 10
+    # float32 rows and k = 10: the join is the estimate's largest phase.
+    adapted, fixed, unsampled = (memory_bytes(n, 64, 10, ivf, dtype=np.float32)
+                                 for ivf in (IVF(), IVF(nprobe=8), IVF(recall_sample=0)))
+    assert adapted - fixed == 4 * n * 8
+    assert unsampled == fixed

@@ -46,16 +46,12 @@ def same_partition(a, b):
     (LAMS, {}),
     # A repeated penalty: its solve starts from an eigenvector of its own affinity.
     ([0.002, 0.002, 0.01], {}),
-    # Known bug, machine-dependent: at lam 0.01 the affinity has exactly 4 components (the
-    # eigenvalue 1 four times) and the separate fit's ARPACK, from a random vector, can
-    # return 1 only three times (0.9777 fourth on this 2-core AVX-512 machine): its njw
-    # labels then split one component (37 % error) while the path's, started from the
-    # previous penalty's eigenvector, are the components. A fix of `top_eigenvectors`
-    # changes every result's spectral step: it waits for a full rerun.
-    pytest.param([0.002, 0.002, 0.01], {"assign_labels": "njw"},
-                 marks=pytest.mark.xfail(reason="ARPACK can miss a copy of a repeated "
-                                                "eigenvalue 1 (disconnected affinity)",
-                                         strict=False)),
+    # At lam 0.01 the affinity has exactly 4 components (the eigenvalue 1 four times): one
+    # ARPACK solve from a random vector could return it only three times (0.9777 fourth),
+    # and the separate fit's njw labels then split a component (37 % error), while the
+    # path's, started from the previous penalty's eigenvector, were the components. Each
+    # component is now solved on its own (`arpack_top`).
+    ([0.002, 0.002, 0.01], {"assign_labels": "njw"}),
 ])
 def test_path_partitions_are_separate_fits_partitions_with_arpack(lams, params):
     # 1,200 points: one ARPACK solve for the largest count, from the previous penalty's last
