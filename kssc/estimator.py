@@ -287,8 +287,8 @@ class KSSC(SelfExpressiveClustering):
     def _representation(self, X, random_state):
         P, solver = self._coded_points(X)
         with self._timed("neighbours") as progress:
-            indices = self._candidates(P, random_state, progress)
-        return self._code(X, P, indices, solver)
+            indices, order = self._candidates(P, random_state, progress)
+        return self._code(X, P, indices, solver, order)
 
     def _coded_points(self, X):
         """(P, solver): the points as coded (unit rows when normalising dense X; sparse X as
@@ -346,7 +346,8 @@ class KSSC(SelfExpressiveClustering):
         return algorithm
 
     def _candidates(self, P, random_state, progress=None):
-        """Every point's candidates (n, k): given, or searched; sets ``neighbor_search_``."""
+        """Every point's candidates (n, k), given or searched, and the order to code them in
+        (the IVF's rows sorted by list, else None); sets ``neighbor_search_``."""
         n = P.shape[0]
         if self._given_neighbors is not None:
             if np.ndim(self.n_neighbors) or np.ndim(self.neighbor_pcs) or self.neighbor_pcs:
@@ -366,12 +367,14 @@ class KSSC(SelfExpressiveClustering):
                                              n_random=self.n_random, metric=self.metric,
                                              algorithm=algorithm, unit_rows=self.normalize,
                                              random_state=random_state, progress=progress)
+        order = search.pop("order", None)  # not kept in neighbor_search_, a report
         self.neighbor_search_ = search
         self.neighbor_recall_ = search["recall"]
-        return indices
+        return indices, order
 
-    def _code(self, X, P, indices, solver):
-        """Z from every point's code over its candidates; sets the coding's attributes."""
+    def _code(self, X, P, indices, solver, order=None):
+        """Z from every point's code over its candidates, coded in `order` (None: as they
+        come); sets the coding's attributes."""
         n = X.shape[0]
         admm = isinstance(solver, ADMM)
         residuals = None
@@ -384,7 +387,8 @@ class KSSC(SelfExpressiveClustering):
                 coef, n_iter, converged, residuals = sparse_coefficients(
                     X, indices, self.lam, normalize=self.normalize, **options)
             else:
-                coef, n_iter, converged = kssc_coefficients(P, indices, self.lam, **options)
+                coef, n_iter, converged = kssc_coefficients(
+                    P, indices, self.lam, order=order, **options)
         if admm:
             warn_admm_not_converged(converged, solver)
         else:

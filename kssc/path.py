@@ -119,14 +119,14 @@ def kssc_path(X, lams, n_clusters, *, neighbors=None, **params):
     model._timings, model._given_neighbors = {}, neighbors
     P, solver = model._coded_points(X)
     with model._timed("neighbours"):
-        indices = model._candidates(P, rng)
+        indices, order = model._candidates(P, rng)
     state = rng.get_state()
     labels = np.empty((lams.size, len(counts), X.shape[0]), dtype=np.int64)
     start = None
     for i, (lam_model, coder) in enumerate(zip(models, _coders(models, P, indices, solver),
                                                strict=True)):
         coder._timings = {}
-        Z = coder._code(X, P, indices, solver)[0]
+        Z = coder._code(X, P, indices, solver, order)[0]
         W = symmetric_affinity(Z)
         warn_isolated(W, lambda isolated, m=lam_model: m._isolation_reason(X, isolated),
                       points=X, n_clusters=max(counts))

@@ -54,6 +54,17 @@ def _lasso():
     solve_exact_ladmpsap(*problem)
 
 
+def _block_products():
+    import numpy as np
+    import scipy.sparse as sp
+
+    from ..spectral._products import csr_product
+
+    P = sp.random(50, 50, density=0.1, format="csr", random_state=0)
+    for dtype in (np.float32, np.float64):  # the multilevel route refines in either
+        csr_product(P.astype(dtype), np.ones((50, 3), dtype=dtype))
+
+
 def _ssc():
     from ..baselines import SSC
 
@@ -75,6 +86,7 @@ def steps():
         ("KSSC defaults (global penalty)", lambda: _fit(**preset_params("generic"))),
         ("blocked exact search", _exact_search),
         ("batched lasso solvers", _lasso),
+        ("multilevel eigensolver's block products", _block_products),
         ("SSC baseline", _ssc),
     ]
 

@@ -117,7 +117,10 @@ def refine_dtype(tol):
 def refine(P, start, tol, max_iter):
     """LOBPCG on P from `start` to the residual tolerance `tol`: (values, vectors), warning
     when it stops short. Iterates in `refine_dtype(tol)` (P's values and `start` cast if
-    they are not in it already)."""
+    they are not in it already); its block products are `kssc.spectral._products`' (every
+    core, scipy's sums)."""
+    from ._products import csr_product, parallel_operator
+
     dtype = refine_dtype(tol)
     P = with_values(P, dtype)
     start = start.astype(dtype, copy=False)
@@ -125,8 +128,9 @@ def refine(P, start, tol, max_iter):
     # share; on the loaded 2-core machine two threads took 3x the CPU time (10^5 points).
     with warnings.catch_warnings(), threadpool_limits(limits=1, user_api="blas"):
         warnings.simplefilter("ignore", UserWarning)  # scipy's own; ours below names the cost
-        values, vectors = lobpcg(P, start, tol=tol, maxiter=max_iter, largest=True)
-    residual = np.linalg.norm(P @ vectors - vectors * values, axis=0).max()
+        values, vectors = lobpcg(parallel_operator(P), start, tol=tol, maxiter=max_iter,
+                                 largest=True)
+    residual = np.linalg.norm(csr_product(P, vectors) - vectors * values, axis=0).max()
     if residual > tol:
         warn_caller(f"the multilevel eigensolver's LOBPCG stopped at residual {residual:.2g} "
                     f"above tol={tol:g} in {max_iter} iterations: the embedding may be "

@@ -238,3 +238,25 @@ def test_the_adapted_search_equals_the_fixed_one_at_its_nprobe(target, nprobe):
     fixed = approximate_search(P, 10, index=IVF(nprobe=info["nprobe"]), random_state=0)
     np.testing.assert_array_equal(indices, fixed[0])
     np.testing.assert_array_equal(sims, fixed[1])
+
+
+def test_kssc_codes_in_the_ivf_lists_order_and_reports_no_order(monkeypatch):
+    import kssc.estimator
+
+    seen = []
+    original = kssc.estimator.kssc_coefficients
+
+    def spy(*args, order=None, **kwargs):
+        seen.append(order)
+        return original(*args, order=order, **kwargs)
+
+    monkeypatch.setattr(kssc.estimator, "kssc_coefficients", spy)
+    X, _ = make_union_of_subspaces(1200, ambient_dim=20, n_subspaces=3, subspace_dims=[4],
+                                   noise=0.01, random_state=0)
+    model = KSSC(3, neighbor_algorithm=IVF(nlist=20, recall_sample=100), random_state=0).fit(X)
+    assert "order" not in model.neighbor_search_
+    assert np.array_equal(np.sort(seen[0]), np.arange(1200))
+    assert not np.array_equal(seen[0], np.arange(1200))
+    exact = KSSC(3, neighbor_algorithm="exact", random_state=0).fit(X)
+    assert seen[1] is None
+    assert exact.neighbor_search_["algorithm"] == "exact"

@@ -132,3 +132,28 @@ def test_code_residuals_match_numpy_on_gathered_rows(dtype):
     rebuilt = np.einsum("nk,nkd->nd", coef, X.astype(float)[np.where(indices < 0, 0, indices)])
     expected = np.linalg.norm(X.astype(float) - rebuilt, axis=1)
     np.testing.assert_allclose(code_residuals(X, X, indices, coef), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("solver", ["relaxed", "exact"])
+def test_coding_order_changes_no_code(solver):
+    # The order the points are coded in (the IVF's lists, for the cache) is not what they
+    # get: the same codes, iterations and flags to the bit, in chunks and in one.
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((500, 12))
+    indices = np.stack([rng.choice(np.delete(np.arange(500), i), 8, replace=False)
+                        for i in range(500)])
+    order = rng.permutation(500)
+    for chunk_size in (None, 37):
+        expected = kssc_coefficients(X, indices, 0.05, solver=solver, chunk_size=chunk_size)
+        got = kssc_coefficients(X, indices, 0.05, solver=solver, chunk_size=chunk_size,
+                                order=order)
+        for a, b in zip(got, expected, strict=True):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_coding_order_must_be_a_permutation():
+    X = np.random.default_rng(1).standard_normal((20, 4))
+    indices = np.tile(np.arange(1, 4), (20, 1))
+    for order in (np.arange(19), np.r_[np.arange(19), 0]):
+        with pytest.raises(ValueError, match="order must be a permutation of the 20 rows"):
+            kssc_coefficients(X, indices, 0.1, order=order)
