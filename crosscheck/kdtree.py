@@ -137,12 +137,17 @@ def exact_neighbours(X_unit, n_neighbors):
 
 
 def data_digest(data_dir):
-    """Short SHA-256 over the saved trial data in `data_dir` (names and bytes), for the
-    sidecar: which data the rows were computed on."""
+    """Short SHA-256 over the saved trial data in `data_dir` (each file's name and arrays:
+    their names, dtypes, shapes and values, not the file's bytes, whose header holds its
+    creation time), for the sidecar: which data the rows were computed on."""
     digest = hashlib.sha256()
     for path in sorted(Path(data_dir).rglob("*.mat")):
         digest.update(path.name.encode())
-        digest.update(path.read_bytes())
+        saved = scipy.io.loadmat(path)
+        for name in sorted(key for key in saved if not key.startswith("__")):
+            array = np.ascontiguousarray(saved[name])
+            digest.update(f"{name}:{array.dtype.str}:{array.shape}".encode())
+            digest.update(array.tobytes())
     return digest.hexdigest()[:16]
 
 

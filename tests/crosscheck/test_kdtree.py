@@ -39,3 +39,20 @@ def test_their_neighbours_drop_the_point_itself():
     table = their_neighbours(X, 5)
     assert table.shape == (60, 5)
     assert not np.any(table == np.arange(60)[:, None])
+
+
+def test_data_digest_follows_the_arrays_not_the_files_creation_time(tmp_path):
+    import time
+
+    import scipy.io
+
+    from crosscheck.kdtree import data_digest
+
+    X = np.arange(12.0).reshape(3, 4)
+    scipy.io.savemat(tmp_path / "trial_1.mat", {"X": X, "truth": np.array([1, 2, 1])})
+    first = data_digest(tmp_path)
+    time.sleep(1.1)  # the header's creation time moves by a second
+    scipy.io.savemat(tmp_path / "trial_1.mat", {"X": X, "truth": np.array([1, 2, 1])})
+    assert data_digest(tmp_path) == first
+    scipy.io.savemat(tmp_path / "trial_1.mat", {"X": X + 1e-12, "truth": np.array([1, 2, 1])})
+    assert data_digest(tmp_path) != first
