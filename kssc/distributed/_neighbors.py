@@ -13,8 +13,8 @@ finds each row's probed lists; each partition owns a contiguous range of lists h
 equal numbers of rows, and receives the rows whose own list it owns (the database shuffle)
 and, per query block, the rows probing one of its lists (the query shuffle). One task per
 (partition, query block) runs the self-join's kernel on them; the per-point results are
-merged as a single join would have kept them. nprobe adapts as on one machine: from 8,
-doubled until the recall measured on a sample of rows reaches the target.
+merged as a single join would have kept them. nprobe adapts as on one machine: the smallest
+from 8 whose probed lists hold the target share of a sample of rows' exact neighbours.
 
 Where every worker can hold all rows (float64 and float32, with the lists' order: at most
 `_REPLICA_SHARE` of each worker's memory_limit) the rows are replicated instead, as a
@@ -30,13 +30,14 @@ re-scores them in float64, and the candidates are merged: docs/scaling.md measur
 import numpy as np
 
 from ..neighbors._ann import (
-    EXACT_FROM_SHARE,
     IVF,
     JOIN_LISTS_PER_SQRT_N,
     MIN_TRAIN_PER_LIST,
+    adapted_nprobe,
     first_nprobe,
     joined,
     kept_probes,
+    most_adapted,
     neighbor_recall,
     train_centroids,
 )
@@ -145,8 +146,8 @@ def database_piece(block, start, probes, owner, p):
 
 
 def first_probes(probes, n_probe):
-    """The first `n_probe` of every row's probed lists (the block's lists are found once for
-    the adaptation's first doubling, as on one machine)."""
+    """The first `n_probe` of every row's probed lists (the block's lists are found once, for
+    an adapted nprobe of up to twice the first, as on one machine)."""
     return np.ascontiguousarray(probes[:, :n_probe])
 
 
@@ -335,6 +336,17 @@ def _sample_recall(client, U, joiner, sample, exact, k):
     return neighbor_recall(np.concatenate(client.gather(found)), exact)
 
 
+def _adapt(client, U, probes, centroids, metric, settings, sample, exact_ids):
+    """The adapted nprobe (`kssc.neighbors._ann.adapted_nprobe`, None: search exactly) from
+    the sampled rows' most similar lists and their exact neighbours' own lists (`probes`:
+    every block's probed lists, its own first), as one machine computes them."""
+    n_lists = int(centroids.shape[0])
+    rows = _ClusterRows(client, U, centroids.shape[1])[sample]
+    ranked = nearest_lists(rows, centroids, metric, most_adapted(settings, n_lists))
+    own = gather_rows(client, RowBlocks(probes, U.bounds), exact_ids.ravel())[:, 0]
+    return adapted_nprobe(ranked, own.reshape(exact_ids.shape), settings, n_lists)
+
+
 def replica_bytes(n, dim):
     """Bytes of one worker's replica: the rows in float64 and float32, the lists' order."""
     return n * (12 * dim + 24)
@@ -371,8 +383,9 @@ def replica_join(replica, start, probes, n_probe, k, metric):
 
 
 def replica_exact(replica, rows, k, metric):
-    """The exact similarities of the rows `rows`, as `approximate_search`'s recall sample."""
-    return exact_search(replica.X32, k, metric, rows=rows)[1]
+    """The exact neighbours of the rows `rows` (indices, similarities), as
+    `approximate_search`'s recall sample."""
+    return exact_search(replica.X32, k, metric, rows=rows)
 
 
 def replica_sample(replica, centroids, rows, k, metric, n_probe):
@@ -406,24 +419,22 @@ def _replicated_neighbor_blocks(client, U, k, metric, sample, settings, centroid
     shares = np.array_split(sample, len(replicas))
     recall = float("nan")
     if sample.size:
-        exact = [client.submit(replica_exact, r, rows, k, metric, **home)
+        exact = client.gather([client.submit(replica_exact, r, rows, k, metric, **home)
+                               for r, rows, home in zip(replicas, shares, homes, strict=True)])
+        n_probe = _adapt(client, U, probes, centroids, metric, settings, sample,
+                         np.concatenate([ids for ids, _ in exact]))
+        if n_probe is None:
+            indices, sims = exact_neighbor_blocks(client, U, k, metric)
+            return indices, sims, moved, {
+                "algorithm": "exact", "join": "replicated", "nlist": n_lists,
+                "nprobe": None, "recall": 1.0, "recall_sample": int(sample.size)}
+        found = [client.submit(replica_sample, r, centroids_future, rows, k, metric,
+                               n_probe, **home)
                  for r, rows, home in zip(replicas, shares, homes, strict=True)]
-        while True:
-            found = [client.submit(replica_sample, r, centroids_future, rows, k, metric,
-                                   n_probe, **home)
-                     for r, rows, home in zip(replicas, shares, homes, strict=True)]
-            recall = neighbor_recall(np.concatenate(client.gather(found)),
-                                     np.concatenate(client.gather(exact)))
-            if settings.nprobe or recall >= settings.target_recall or n_probe >= n_lists:
-                break
-            n_probe = min(2 * n_probe, n_lists)
-            if n_probe > EXACT_FROM_SHARE * n_lists:
-                indices, sims = exact_neighbor_blocks(client, U, k, metric)
-                return indices, sims, moved, {
-                    "algorithm": "exact", "join": "replicated", "nlist": n_lists,
-                    "nprobe": None, "recall": 1.0, "recall_sample": int(sample.size)}
-            if n_probe > kept:
-                kept, probes = n_probe, probe(n_probe)
+        recall = neighbor_recall(np.concatenate(client.gather(found)),
+                                 np.concatenate([sims for _, sims in exact]))
+        if n_probe > kept:
+            probes = probe(n_probe)
     blocks = [client.submit(replica_join, replicas[b % len(replicas)], start, probes[b],
                             n_probe, k, metric, **homes[b % len(homes)])
               for b, (start, _) in enumerate(U.spans())]
@@ -458,19 +469,17 @@ def approximate_neighbor_blocks(client, U, k, metric, rng, settings=None):
     joiner.probe(n_probe, kept)
     recall = float("nan")
     if sample.size:
-        exact = exact_rows(client, U, sample, k, metric)[1]
-        while True:
-            recall = _sample_recall(client, U, joiner, sample, exact, k)
-            if settings.nprobe or recall >= settings.target_recall or n_probe >= n_lists:
-                break
-            n_probe = min(2 * n_probe, n_lists)
-            if n_probe > EXACT_FROM_SHARE * n_lists:
-                indices, sims = exact_neighbor_blocks(client, U, k, metric)
-                return indices, sims, int(sum(client.gather(joiner.sizes))), {
-                    "algorithm": "exact", "join": "partitioned", "nlist": n_lists,
-                    "nprobe": None, "recall": 1.0,
-                    "recall_sample": int(sample.size)}
-            joiner.probe(n_probe)
+        exact_ids, exact = exact_rows(client, U, sample, k, metric)
+        n_probe = _adapt(client, U, joiner.probes, centroids, metric, settings, sample,
+                         exact_ids)
+        if n_probe is None:
+            indices, sims = exact_neighbor_blocks(client, U, k, metric)
+            return indices, sims, int(sum(client.gather(joiner.sizes))), {
+                "algorithm": "exact", "join": "partitioned", "nlist": n_lists,
+                "nprobe": None, "recall": 1.0,
+                "recall_sample": int(sample.size)}
+        joiner.probe(n_probe)
+        recall = _sample_recall(client, U, joiner, sample, exact, k)
     indices, sims, short = [], [], []
     for group in query_groups(U.bounds, dim, _TASK_BYTES):
         for merged in joiner.search(k, group):

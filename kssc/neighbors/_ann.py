@@ -93,9 +93,10 @@ class IVF:
     nlist : int or None, default=None
         Inverted lists; None: about 2 sqrt(n_samples) (at least 39 points per list).
     nprobe : int or None, default=None
-        Lists probed per point; None adapts it: from 8, doubled until the sampled recall
-        reaches `target_recall`; when that takes more than 1/8 of the lists (data of high
-        intrinsic dimension), the exact search runs instead, which is then cheaper.
+        Lists probed per point; None adapts it: the smallest nprobe of at least 8 whose
+        probed lists hold `target_recall` of the sampled points' exact neighbours; when
+        that takes more than 1/8 of the lists (data of high intrinsic dimension), the
+        exact search runs instead, which is then cheaper.
     target_recall : float in (0, 1], default=0.99
         The recall the adapted `nprobe` aims at. 0.99 is where the labels of `KSSC`'s
         defaults agreed with the exact search's on this project's real data
@@ -188,11 +189,43 @@ def first_nprobe(settings, n_lists):
     return min(n_lists, settings.nprobe or _JOIN_FIRST_PROBE)
 
 
+def most_adapted(settings, n_lists):
+    """The largest nprobe the adaptation may choose: `settings.nprobe` when fixed, else
+    `_EXACT_FROM_SHARE` of the lists (at least the first nprobe, at most n_lists)."""
+    first = first_nprobe(settings, n_lists)
+    if settings.nprobe:
+        return first
+    return min(n_lists, max(first, int(_EXACT_FROM_SHARE * n_lists)))
+
+
+def adapted_nprobe(ranked, neighbor_lists, settings, n_lists):
+    """The nprobe of the join: `settings.nprobe` when fixed, else the smallest from the first
+    nprobe (8) up to `most_adapted` at which the sampled points' probed lists hold
+    `settings.target_recall` of their exact neighbours; None when none does (the exact search
+    is then the cheaper one).
+
+    `ranked` (s, m) holds each sampled point's m >= `most_adapted` most similar lists, the
+    most similar first; `neighbor_lists` (s, k) the lists of its exact neighbours. The
+    share held at nprobe p is at most the recall of the join at p: a neighbour in a probed
+    list is found (the join keeps the best k of its candidates exactly).
+    """
+    first, last = first_nprobe(settings, n_lists), most_adapted(settings, n_lists)
+    if settings.nprobe:
+        return first
+    hit = ranked[:, :last, None] == neighbor_lists[:, None, :]
+    rank = np.where(hit.any(axis=1), hit.argmax(axis=1), last)
+    held = np.cumsum(np.bincount(rank.ravel(), minlength=last + 1))[:last] / max(1, rank.size)
+    reaching = np.flatnonzero(held[first - 1:] >= settings.target_recall)
+    if reaching.size:
+        return first + int(reaching[0])
+    return n_lists if last >= n_lists else None
+
+
 def kept_probes(settings, n_lists, n_sampled):
     """The lists every row's first assignment keeps: the first nprobe when it is fixed (or
-    no recall is measured, so it never adapts), else twice it, so that an adapted nprobe's
-    first doubling reads every row's lists from that one pass over the centroids (a second
-    pass: 6-7 s at 10^6 points)."""
+    no recall is measured, so it never adapts), else twice it, so that an adapted nprobe of
+    up to twice the first reads every row's lists from that one pass over the centroids (a
+    second pass: 6-7 s at 10^6 points)."""
     n_probe = first_nprobe(settings, n_lists)
     return n_probe if settings.nprobe or not n_sampled else min(n_lists, 2 * n_probe)
 
@@ -270,19 +303,16 @@ def approximate_search(X_unit, n_neighbors, metric="euclidean", index=None,
     clock.append(perf_counter())
     recall = float("nan")
     if sample.size:
-        exact = exact_search(X32, k, metric, rows=sample)[1]
-        while True:
-            probed = nearest_lists(X32[sample], centroids, metric, n_probe)
-            found = _joined(X_unit, X32, index, sample, probed, k, metric)[1]
-            recall = neighbor_recall(found, exact)
-            if settings.nprobe or recall >= settings.target_recall or n_probe >= n_lists:
-                break
-            n_probe = min(2 * n_probe, n_lists)
-            if n_probe > _EXACT_FROM_SHARE * n_lists:
-                del index, probes
-                indices, sims = exact_search(X_unit, k, metric, progress=progress)
-                return indices, sims, {"algorithm": "exact", "nlist": n_lists, "nprobe": None,
-                                       "recall": 1.0, "recall_sample": int(sample.size)}
+        exact_ids, exact = exact_search(X32, k, metric, rows=sample)
+        ranked = nearest_lists(X32[sample], centroids, metric, most_adapted(settings, n_lists))
+        n_probe = adapted_nprobe(ranked, probes[exact_ids, 0], settings, n_lists)
+        if n_probe is None:
+            del index, probes
+            indices, sims = exact_search(X_unit, k, metric, progress=progress)
+            return indices, sims, {"algorithm": "exact", "nlist": n_lists, "nprobe": None,
+                                   "recall": 1.0, "recall_sample": int(sample.size)}
+        found = _joined(X_unit, X32, index, sample, ranked[:, :n_probe], k, metric)[1]
+        recall = neighbor_recall(found, exact)
     if n_probe > probes.shape[1]:
         probes = nearest_lists(X32, centroids, metric, n_probe)
     elif n_probe < probes.shape[1]:

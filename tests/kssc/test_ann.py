@@ -6,6 +6,7 @@ import pytest
 from kssc import IVF, KSSC, NeighborRecallWarning
 from kssc.datasets import make_union_of_subspaces
 from kssc.neighbors import _ann as ann
+from kssc.neighbors import _ivf_join
 from kssc.neighbors import nearest_neighbors
 from kssc.neighbors._ann import approximate_search, neighbor_recall
 from kssc.utils._validation import normalize_rows
@@ -223,18 +224,49 @@ def test_self_join_gives_the_same_neighbours_whatever_its_row_chunks(monkeypatch
     assert calls[-1][0] == calls[-1][1] and calls[-1][1] > 2 * 12 * 2
 
 
-@pytest.mark.parametrize("target, nprobe", [(0.9, 8), (0.97, 16), (0.99, 32)])
-def test_the_adapted_search_equals_the_fixed_one_at_its_nprobe(target, nprobe):
-    # The adaptation reads its first doubling's lists from the first assignment (sliced when
-    # it stops at once, a new pass beyond): the same neighbours as a search fixed at the
-    # nprobe it chose (8, 16 and 32 here; the sampled recall 0.948, 0.983, 0.996).
+def _held(sample_lists, neighbour_lists):
+    """The share of the neighbours whose list is among their point's probed lists (sets)."""
+    return np.mean([np.isin(mine, list(probed)).mean()
+                    for probed, mine in zip(sample_lists, neighbour_lists, strict=True)])
+
+
+def test_adapted_nprobe_is_the_smallest_holding_the_target_share():
+    # Two sampled points of 160 lists (at most 20 probed: 1/8 of them), k = 4, their 20 most
+    # similar lists ranked: point 0's neighbours lie in its lists of rank 0, 0, 8 and 11,
+    # point 1's in 0, 1, 9 and one beyond 20. Held at nprobe p: (ranks below p) / 8.
+    ranked = np.array([np.arange(20), np.arange(3, 23)])
+    neighbours = np.array([[0, 0, 8, 11], [3, 4, 12, 100]])
+    assert ann.most_adapted(IVF(), 160) == 20 and ann.most_adapted(IVF(), 16) == 8
+    for target, expected in [(0.3, 8), (0.5, 8), (0.6, 9), (0.7, 10), (0.8, 12), (0.9, None)]:
+        assert ann.adapted_nprobe(ranked, neighbours, IVF(target_recall=target), 160) \
+            == expected
+    # 16 lists allow only the first nprobe, 8 (4 / 8 held); 8 lists are all probed.
+    assert ann.adapted_nprobe(ranked[:, :8], neighbours, IVF(target_recall=0.6), 16) is None
+    assert ann.adapted_nprobe(ranked[:, :8] % 8, neighbours % 8, IVF(), 8) == 8
+    assert ann.adapted_nprobe(ranked, neighbours, IVF(nprobe=5), 160) == 5
+
+
+@pytest.mark.parametrize("target", [0.9, 0.97, 0.99])
+def test_the_adapted_search_equals_the_fixed_one_at_its_nprobe(target):
+    # The adapted nprobe is the smallest from 8 whose probed lists hold the target share of
+    # the sampled points' exact neighbours (checked here by sets, on the search's own lists
+    # and sample), and the search is the one fixed at that nprobe.
     X, _ = make_union_of_subspaces(20000, ambient_dim=32, n_subspaces=5,
                                    subspace_dims=[6, 8, 10], noise=0.01, random_state=0)
     P = normalize_rows(X)[0]
     indices, sims, info = approximate_search(P, 10, index=IVF(target_recall=target),
                                              random_state=0)
-    assert info["algorithm"] == "ivf" and info["nprobe"] == nprobe
-    assert info["recall"] >= target
+    assert info["algorithm"] == "ivf" and info["recall"] >= target
+    rng = np.random.RandomState(0)
+    P32 = P.astype(np.float32)
+    centroids = ann._train(P32, info["nlist"], "euclidean", rng)
+    sample = np.sort(rng.choice(len(P), 1000, replace=False))
+    own = _ivf_join.nearest_lists(P32, centroids, "euclidean", 1)[:, 0]
+    exact_ids = ann.exact_search(P32, 10, "euclidean", rows=sample)[0]
+    held = {p: _held(_ivf_join.nearest_lists(P32[sample], centroids, "euclidean", p),
+                     own[exact_ids]) for p in (info["nprobe"] - 1, info["nprobe"])}
+    assert held[info["nprobe"]] >= target
+    assert info["nprobe"] == 8 or held[info["nprobe"] - 1] < target
     fixed = approximate_search(P, 10, index=IVF(nprobe=info["nprobe"]), random_state=0)
     np.testing.assert_array_equal(indices, fixed[0])
     np.testing.assert_array_equal(sims, fixed[1])
