@@ -6,8 +6,7 @@ import pytest
 from kssc import IVF, KSSC, NeighborRecallWarning
 from kssc.datasets import make_union_of_subspaces
 from kssc.neighbors import _ann as ann
-from kssc.neighbors import _ivf_join
-from kssc.neighbors import nearest_neighbors
+from kssc.neighbors import _ivf_join, nearest_neighbors
 from kssc.neighbors._ann import approximate_search, neighbor_recall
 from kssc.utils._validation import normalize_rows
 
