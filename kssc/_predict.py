@@ -37,8 +37,9 @@ from .coding.representation import (
     penalty,
 )
 from .neighbors._ann import _train
+from .neighbors._centroids import nearest_lists
 from .neighbors._exact import _n_workers, run_threads
-from .neighbors._ivf_join import InvertedLists, nearest_lists
+from .neighbors._ivf_join import InvertedLists
 from .neighbors._topk import empty_top_k, update_rows
 from .neighbors.candidates import _check_views, merge_candidates, top_components
 from .utils._validation import normalize_rows

@@ -41,8 +41,9 @@ from ..neighbors._ann import (
     neighbor_recall,
     train_centroids,
 )
+from ..neighbors._centroids import nearest_lists
 from ..neighbors._exact import exact_search, rescore
-from ..neighbors._ivf_join import InvertedLists, join, nearest_lists
+from ..neighbors._ivf_join import InvertedLists, join
 from ..neighbors._topk import empty_top_k, update_rows
 from ._blocks import RowBlocks, gather_rows, part, placements, shared
 
@@ -109,9 +110,10 @@ def exact_neighbor_blocks(client, U, k, metric):
     return RowBlocks(indices, U.bounds), RowBlocks(sims, U.bounds)
 
 
-def exact_rows(client, U, rows, k, metric):
-    """Exact neighbours of the rows `rows` (few), on the client: (indices, similarities)."""
-    queries = gather_rows(client, U, rows)
+def exact_rows(client, U, rows, k, metric, queries=None):
+    """Exact neighbours of the rows `rows` (few; `queries`: those rows, when gathered
+    already), on the client: (indices, similarities)."""
+    queries = gather_rows(client, U, rows) if queries is None else queries
     parts = [client.submit(pair_top_k, queries, rows, d, start, k, metric)
              for d, (start, _) in zip(U.futures, U.spans(), strict=True)]
     return merge_top_k(k, *client.gather(parts))
@@ -336,15 +338,15 @@ def _sample_recall(client, U, joiner, sample, exact, k):
     return neighbor_recall(np.concatenate(client.gather(found)), exact)
 
 
-def _adapt(client, U, probes, centroids, metric, settings, sample, exact_ids):
+def _adapt(client, U, probes, centroids, metric, settings, rows, exact_ids):
     """The adapted nprobe (`kssc.neighbors._ann.adapted_nprobe`, None: search exactly) from
     the sampled rows' most similar lists and their exact neighbours' own lists (`probes`:
-    every block's probed lists, its own first), as one machine computes them."""
+    every block's probed lists, its own first), as one machine computes them; `rows`: the
+    sampled rows (float32). Returns (nprobe, the rows' ranked lists)."""
     n_lists = int(centroids.shape[0])
-    rows = _ClusterRows(client, U, centroids.shape[1])[sample]
     ranked = nearest_lists(rows, centroids, metric, most_adapted(settings, n_lists))
     own = gather_rows(client, RowBlocks(probes, U.bounds), exact_ids.ravel())[:, 0]
-    return adapted_nprobe(ranked, own.reshape(exact_ids.shape), settings, n_lists)
+    return adapted_nprobe(ranked, own.reshape(exact_ids.shape), settings, n_lists), ranked
 
 
 def replica_bytes(n, dim):
@@ -388,10 +390,9 @@ def replica_exact(replica, rows, k, metric):
     return exact_search(replica.X32, k, metric, rows=rows)
 
 
-def replica_sample(replica, centroids, rows, k, metric, n_probe):
-    """The joined similarities of the rows `rows` at `n_probe`, as `approximate_search`'s
-    recall sample."""
-    probes = nearest_lists(replica.X32[rows], centroids, metric, n_probe)
+def replica_sample(replica, rows, probes, k, metric):
+    """The joined similarities of the rows `rows` at their lists `probes`, as
+    `approximate_search`'s recall sample."""
     return joined(replica.X, replica.X32, replica.index, rows, probes, k, metric)[1]
 
 
@@ -421,16 +422,18 @@ def _replicated_neighbor_blocks(client, U, k, metric, sample, settings, centroid
     if sample.size:
         exact = client.gather([client.submit(replica_exact, r, rows, k, metric, **home)
                                for r, rows, home in zip(replicas, shares, homes, strict=True)])
-        n_probe = _adapt(client, U, probes, centroids, metric, settings, sample,
-                         np.concatenate([ids for ids, _ in exact]))
+        rows32 = _ClusterRows(client, U, centroids.shape[1])[sample]
+        n_probe, ranked = _adapt(client, U, probes, centroids, metric, settings, rows32,
+                                 np.concatenate([ids for ids, _ in exact]))
         if n_probe is None:
             indices, sims = exact_neighbor_blocks(client, U, k, metric)
             return indices, sims, moved, {
                 "algorithm": "exact", "join": "replicated", "nlist": n_lists,
                 "nprobe": None, "recall": 1.0, "recall_sample": int(sample.size)}
-        found = [client.submit(replica_sample, r, centroids_future, rows, k, metric,
-                               n_probe, **home)
-                 for r, rows, home in zip(replicas, shares, homes, strict=True)]
+        ranked = np.array_split(ranked[:, :n_probe], len(replicas))
+        found = [client.submit(replica_sample, r, rows, lists, k, metric, **home)
+                 for r, rows, lists, home in zip(replicas, shares, ranked, homes,
+                                                 strict=True)]
         recall = neighbor_recall(np.concatenate(client.gather(found)),
                                  np.concatenate([sims for _, sims in exact]))
         if n_probe > kept:
@@ -459,6 +462,7 @@ def approximate_neighbor_blocks(client, U, k, metric, rng, settings=None):
     n_lists = settings.nlist or int(JOIN_LISTS_PER_SQRT_N * np.sqrt(n))
     n_lists = int(np.clip(n_lists, 1, max(1, n // MIN_TRAIN_PER_LIST)))
     centroids = train_centroids(_ClusterRows(client, U, dim), n_lists, metric, rng)
+    n_lists = centroids.shape[0]
     n_probe = first_nprobe(settings, n_lists)
     sample = np.sort(rng.choice(n, min(settings.recall_sample, n), replace=False))
     kept = kept_probes(settings, n_lists, sample.size)  # as on one machine
@@ -469,9 +473,10 @@ def approximate_neighbor_blocks(client, U, k, metric, rng, settings=None):
     joiner.probe(n_probe, kept)
     recall = float("nan")
     if sample.size:
-        exact_ids, exact = exact_rows(client, U, sample, k, metric)
-        n_probe = _adapt(client, U, joiner.probes, centroids, metric, settings, sample,
-                         exact_ids)
+        rows = gather_rows(client, U, sample)  # once, for the exact search and the lists
+        exact_ids, exact = exact_rows(client, U, sample, k, metric, rows)
+        n_probe = _adapt(client, U, joiner.probes, centroids, metric, settings,
+                         np.asarray(rows, dtype=np.float32), exact_ids)[0]
         if n_probe is None:
             indices, sims = exact_neighbor_blocks(client, U, k, metric)
             return indices, sims, int(sum(client.gather(joiner.sizes))), {

@@ -21,20 +21,14 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from ..utils._warnings import warn_caller
+from ._centroids import fit_centroids, nearest_lists
 from ._exact import _n_workers, exact_search, rescored
-from ._ivf_join import (
-    _JOIN_SLOT_BYTES,
-    InvertedLists,
-    join,
-    join_buffer_bytes,
-    nearest_lists,
-    spherical_kmeans,
-)
+from ._ivf_join import _JOIN_SLOT_BYTES, InvertedLists, join, join_buffer_bytes
 
 # The self-join's defaults, also the distributed fit's (`kssc.distributed`, which imports
 # these public names; the functions here read the private ones): about 2 sqrt(n) lists of at
 # least 39 points each, nprobe adapted from 8, k-means on 40 points per list for 8
-# iterations.
+# iterations (in two levels from 1,024 lists, `kssc.neighbors._centroids`).
 JOIN_LISTS_PER_SQRT_N = _JOIN_LISTS_PER_SQRT_N = 2
 JOIN_FIRST_PROBE = _JOIN_FIRST_PROBE = 8
 MIN_TRAIN_PER_LIST = _MIN_TRAIN_PER_LIST = 39
@@ -165,8 +159,8 @@ def _train(X32, n_lists, metric, rng):
     n = X32.shape[0]
     n_train = min(n, _JOIN_TRAIN_PER_LIST * n_lists)
     rows = np.arange(n) if n_train == n else np.sort(rng.choice(n, n_train, replace=False))
-    return spherical_kmeans(np.asarray(X32[rows], dtype=np.float32), n_lists, metric,
-                            _KMEANS_ITERATIONS, rng)
+    return fit_centroids(np.asarray(X32[rows], dtype=np.float32), n_lists, metric,
+                         _KMEANS_ITERATIONS, rng)
 
 
 def _joined(X_unit, X32, index, rows, probes, k, metric, progress=None):
@@ -295,6 +289,7 @@ def approximate_search(X_unit, n_neighbors, metric="euclidean", index=None,
     n_lists = int(np.clip(n_lists, 1, max(1, n // _MIN_TRAIN_PER_LIST)))
     clock = [perf_counter()]
     centroids = _train(X32, n_lists, metric, rng)
+    n_lists = centroids.shape[0]
     clock.append(perf_counter())
     n_probe = first_nprobe(settings, n_lists)
     sample = np.sort(rng.choice(n, min(settings.recall_sample, n), replace=False))

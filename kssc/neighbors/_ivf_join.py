@@ -14,85 +14,17 @@ similarities), whatever n_features.
 from threading import Lock
 
 import numpy as np
-import scipy.sparse as sp
 
+from ._centroids import _similarities
 from ._exact import _n_workers, run_threads
 from ._topk import empty_top_k, update_rows
 
 # Gathered candidate vectors, and their similarities, per worker thread (bytes each).
 _JOIN_BYTES = 32 * 2**20
-# Rows assigned to their nearest centroids at a time, per worker thread: about this many
-# bytes of similarities (small enough to stay in cache between the GEMM and the selection).
-_ASSIGN_BYTES = 8 * 2**20
-# Rows of the k-means sample summed into the centroids at a time (float64 bytes).
-_KMEANS_BYTES = 16 * 2**20
 # A worker's rows are joined in chunks whose (row, probed list) pairs, sorted by list, take
 # about this many bytes (16 per pair): without chunks they grow as n * nprobe (at 10^7 points
 # and nprobe 32, 5 GiB per worker), with them the join's memory is fixed beyond its output.
 _JOIN_SLOT_BYTES = 64 * 2**20
-
-
-def _similarities(A, B, metric, out=None):
-    S = np.matmul(A, B.T, out=out)
-    if metric == "abs_cosine":
-        np.abs(S, out=S)
-    return S
-
-
-def nearest_lists(X32, centroids, metric, n_probe):
-    """The `n_probe` lists (most similar centroids) of every row of X32, the most similar
-    first (int32, (n, n_probe)): chunks of rows of `_ASSIGN_BYTES` of similarities, one per
-    worker thread at a time (a GEMM and a selection each, both cores busy)."""
-    n, n_lists = X32.shape[0], centroids.shape[0]
-    rows = max(1, _ASSIGN_BYTES // (4 * (n_lists + X32.shape[1])))
-    # As many chunks for every worker thread (5 chunks on 2 threads would leave one idle
-    # for the last): their number rounded up to a multiple of the threads.
-    workers = _n_workers(-(-n // rows))
-    rounds = -(-n // (rows * workers))
-    rows = max(1, -(-n // (rounds * workers)))
-    lists = np.empty((n, n_probe), dtype=np.int32)
-    every = np.arange(n_lists)
-    starts = range(0, n, rows)
-
-    def assign(worker):
-        for start in starts[worker::workers]:
-            S = _similarities(np.asarray(X32[start:start + rows], dtype=np.float32),
-                              centroids, metric)
-            if n_probe == 1:
-                lists[start:start + rows, 0] = S.argmax(axis=1)
-                continue
-            scores, top = empty_top_k(S.shape[0], n_probe)
-            update_rows(S, every, scores, top, 0)
-            order = np.lexsort((top, -scores), axis=1)
-            lists[start:start + rows] = np.take_along_axis(top, order, 1)
-
-    run_threads([lambda w=w: assign(w) for w in range(workers)], workers)
-    return lists
-
-
-def spherical_kmeans(X32, n_lists, metric, iterations, rng):
-    """Unit centroids (n_lists, D) float32 of the rows of X32 (unit norm) by spherical
-    k-means from `n_lists` random rows; for "abs_cosine" a row joins a centroid with the
-    sign that makes it similar (x and -x are one line). An empty list keeps its centroid."""
-    n = X32.shape[0]
-    centroids = np.array(X32[np.sort(rng.choice(n, n_lists, replace=False))], dtype=np.float32)
-    step = max(1, _KMEANS_BYTES // (8 * X32.shape[1]))
-    for _ in range(iterations):
-        lists = nearest_lists(X32, centroids, metric, 1)[:, 0]
-        sums = np.zeros(centroids.shape)
-        for start in range(0, n, step):
-            chunk = np.asarray(X32[start:start + step], dtype=float)
-            mine = lists[start:start + step]
-            sign = np.ones(mine.size)
-            if metric == "abs_cosine":
-                sign[np.einsum("ij,ij->i", chunk, centroids[mine]) < 0] = -1.0
-            members = sp.csr_matrix((sign, (mine, np.arange(mine.size))),
-                                    shape=(n_lists, mine.size))
-            sums += members @ chunk
-        norms = np.linalg.norm(sums, axis=1)
-        filled = norms > 0
-        centroids[filled] = sums[filled] / norms[filled, None]
-    return centroids
 
 
 class InvertedLists:

@@ -6,7 +6,7 @@ import pytest
 from kssc import IVF, KSSC, NeighborRecallWarning
 from kssc.datasets import make_union_of_subspaces
 from kssc.neighbors import _ann as ann
-from kssc.neighbors import _ivf_join, nearest_neighbors
+from kssc.neighbors import _centroids, _ivf_join, nearest_neighbors
 from kssc.neighbors._ann import approximate_search, neighbor_recall
 from kssc.utils._validation import normalize_rows
 
@@ -184,13 +184,12 @@ def test_l2_has_no_approximate_search():
 def test_self_join_keeps_the_exact_best_among_the_probed_lists(metric):
     # Every row's k found are the k most similar other points among the points of its
     # n_probe lists (brute force over the same candidates), also with duplicates.
-    from kssc.neighbors import _ivf_join
 
     X = _clustered(n=900, seed=6).astype(np.float32)
     X[100:110] = X[0]
     rng = np.random.RandomState(0)
-    centroids = _ivf_join.spherical_kmeans(X, 12, metric, 5, rng)
-    probes = _ivf_join.nearest_lists(X, centroids, metric, 3)
+    centroids = _centroids.spherical_kmeans(X, 12, metric, 5, rng)
+    probes = _centroids.nearest_lists(X, centroids, metric, 3)
     index = _ivf_join.InvertedLists(probes[:, 0], 12)
     found = _ivf_join.join(X, index, np.arange(900), probes, 7, metric)
     S = X.astype(float) @ X.T.astype(float)
@@ -207,12 +206,11 @@ def test_self_join_keeps_the_exact_best_among_the_probed_lists(metric):
 def test_self_join_gives_the_same_neighbours_whatever_its_row_chunks(monkeypatch):
     # The join's rows are processed in chunks of bounded (row, list) pairs: a row's lists are
     # visited in the same order whatever the chunks, so tiny chunks give the same result.
-    from kssc.neighbors import _ivf_join
 
     X = _clustered(n=900, seed=7).astype(np.float32)
     rng = np.random.RandomState(0)
-    centroids = _ivf_join.spherical_kmeans(X, 12, "euclidean", 5, rng)
-    probes = _ivf_join.nearest_lists(X, centroids, "euclidean", 4)
+    centroids = _centroids.spherical_kmeans(X, 12, "euclidean", 5, rng)
+    probes = _centroids.nearest_lists(X, centroids, "euclidean", 4)
     index = _ivf_join.InvertedLists(probes[:, 0], 12)
     whole = _ivf_join.join(X, index, np.arange(900), probes, 7, "euclidean")
     monkeypatch.setattr(_ivf_join, "_JOIN_SLOT_BYTES", 16 * 3 * 50)  # 50 rows per chunk
@@ -260,9 +258,9 @@ def test_the_adapted_search_equals_the_fixed_one_at_its_nprobe(target):
     P32 = P.astype(np.float32)
     centroids = ann._train(P32, info["nlist"], "euclidean", rng)
     sample = np.sort(rng.choice(len(P), 1000, replace=False))
-    own = _ivf_join.nearest_lists(P32, centroids, "euclidean", 1)[:, 0]
+    own = _centroids.nearest_lists(P32, centroids, "euclidean", 1)[:, 0]
     exact_ids = ann.exact_search(P32, 10, "euclidean", rows=sample)[0]
-    held = {p: _held(_ivf_join.nearest_lists(P32[sample], centroids, "euclidean", p),
+    held = {p: _held(_centroids.nearest_lists(P32[sample], centroids, "euclidean", p),
                      own[exact_ids]) for p in (info["nprobe"] - 1, info["nprobe"])}
     assert held[info["nprobe"]] >= target
     assert info["nprobe"] == 8 or held[info["nprobe"] - 1] < target
@@ -291,3 +289,32 @@ def test_kssc_codes_in_the_ivf_lists_order_and_reports_no_order(monkeypatch):
     exact = KSSC(3, neighbor_algorithm="exact", random_state=0).fit(X)
     assert seen[1] is None
     assert exact.neighbor_search_["algorithm"] == "exact"
+
+
+def test_list_shares_follow_group_sizes_by_largest_remainders():
+    # Hand-computed: 4 lists over groups of 5, 3 and 2 rows are shares 2, 1.2 and 0.8:
+    # floors 2, 1, 0 and the one left to the largest remainder (0.8); a group never gets
+    # more lists than rows (shares 0.5 and 4.5 of 5 lists: the tie goes to the first).
+    np.testing.assert_array_equal(_centroids._shares(np.array([5, 3, 2]), 4), [2, 1, 1])
+    np.testing.assert_array_equal(_centroids._shares(np.array([1, 9]), 5), [1, 4])
+    np.testing.assert_array_equal(_centroids._shares(np.array([1, 9]), 20), [1, 9])
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "abs_cosine"])
+def test_two_level_centroids_are_unit_lists_the_join_reaches_its_recall_with(monkeypatch,
+                                                                             metric):
+    # Two-level training from 16 lists on (the default switches at 1,024): 4 coarse groups,
+    # each split into its share; the self-join on those lists reaches its target recall,
+    # deterministically given the seed.
+    monkeypatch.setattr(_centroids, "_TWO_LEVEL_FROM", 16)
+    X, _ = make_union_of_subspaces(6000, ambient_dim=20, n_subspaces=4, subspace_dims=[4],
+                                   noise=0.01, random_state=3)
+    P32 = normalize_rows(X)[0].astype(np.float32)
+    centroids = _centroids.fit_centroids(P32, 16, metric, 5, np.random.RandomState(0))
+    assert centroids.shape == (16, 20) and centroids.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(centroids, axis=1), 1, rtol=1e-5)
+    first = approximate_search(P32, 8, metric, IVF(nlist=64), random_state=0)
+    again = approximate_search(P32, 8, metric, IVF(nlist=64), random_state=0)
+    assert first[2]["algorithm"] == "ivf" and first[2]["nlist"] == 64
+    assert first[2]["recall"] >= 0.99
+    np.testing.assert_array_equal(first[0], again[0])

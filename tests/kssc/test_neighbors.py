@@ -223,11 +223,11 @@ def test_approximate_buffers_follow_a_byte_budget_for_wide_data(monkeypatch):
     # k-means sample, 80 rows, is the largest part).
     import tracemalloc
 
-    from kssc.neighbors import _ivf_join
+    from kssc.neighbors import _centroids, _ivf_join
     from kssc.neighbors._ann import approximate_search
 
     monkeypatch.setattr(_ivf_join, "_JOIN_BYTES", 2**20)
-    monkeypatch.setattr(_ivf_join, "_KMEANS_BYTES", 2**20)
+    monkeypatch.setattr(_centroids, "_KMEANS_BYTES", 2**20)
     rng = np.random.default_rng(5)
     X = rng.standard_normal((400, 20_000)).astype(np.float32)
     X /= np.linalg.norm(X, axis=1, keepdims=True)
