@@ -143,8 +143,7 @@ def _solver(model):
 def build_index(model):
     """The `QueryIndex` of the fitted KSSC `model`: the views of the fit's candidate search
     over its coded rows, each searched as the fit searched it (exact, or an IVF index of the
-    fit's nlist and nprobe: the fit's own lists, kept by the fit, or else trained as the fit
-    trains them)."""
+    fit's nlist and nprobe, its lists trained as the fit trains them)."""
     train = model._fit_X
     n, dim = train.shape
     P = unit_rows(train, train.dtype, warn=False) if model.normalize else train
@@ -154,9 +153,8 @@ def build_index(model):
     ivf = search["algorithm"] == "ivf"
     rng = check_random_state(model.random_state)
     counts, pcs = _check_views(model.n_neighbors, model.neighbor_pcs)
-    kept = getattr(model, "_search_lists", None) or [None] * len(pcs)
     views = []
-    for removed, fitted in zip(pcs, kept, strict=True):
+    for removed in pcs:
         removed = min(removed, min(P.shape) - 1)
         top = top_components(P, removed) if removed > 0 else None
         renormalise = model.metric != "l2" and not (model.normalize and top is None)
@@ -175,13 +173,10 @@ def build_index(model):
             from ._predict_kernels import transposed_lists
 
             train32 = view.db32[batch:]
-            if fitted is not None:
-                view.centroids, view.order, view.bounds = fitted
-            else:
-                view.centroids = _train(train32, search["nlist"], model.metric, rng)
-                lists = InvertedLists(nearest_lists(train32, view.centroids, model.metric,
-                                                    1)[:, 0], search["nlist"])
-                view.order, view.bounds = lists.order, lists.bounds
+            view.centroids = _train(train32, search["nlist"], model.metric, rng)
+            lists = InvertedLists(nearest_lists(train32, view.centroids, model.metric, 1)[:, 0],
+                                  search["nlist"])
+            view.order, view.bounds = lists.order, lists.bounds
             view.lists = transposed_lists(train32, view.order, view.bounds)
             view.db32 = np.array(view.db32[:batch])
             view.nprobe = int(search["nprobe"])

@@ -349,7 +349,6 @@ def shared_neighbors(X, models):
         P = unit_rows(X, X.dtype, warn=False) if normalize else X
         indices, search = candidate_sets(P, largest, metric=metric, algorithm="exact",
                                          unit_rows=normalize)
-        search.pop("lists")  # exact: no index to keep
         seconds = (perf_counter() - start) / len(keys)
         for key in keys:
             shared[key] = (indices[:, :int(models[key].n_neighbors)], search, seconds)

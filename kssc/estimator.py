@@ -368,9 +368,6 @@ class KSSC(SelfExpressiveClustering):
                                              algorithm=algorithm, unit_rows=self.normalize,
                                              random_state=random_state, progress=progress)
         order = search.pop("order", None)  # not kept in neighbor_search_, a report
-        # Every view's IVF index (centroids, order, bounds; None where searched exactly),
-        # which `predict` searches new points in.
-        self._search_lists = search.pop("lists", None)
         self.neighbor_search_ = search
         self.neighbor_recall_ = search["recall"]
         return indices, order

@@ -277,9 +277,8 @@ def approximate_search(X_unit, n_neighbors, metric="euclidean", index=None,
     "algorithm" ("ivf", or "exact" after that switch), "nlist", "nprobe", "recall" (NaN
     when not measured) and "recall_sample"; for "ivf" also the seconds ("timings") and the
     similarities computed ("similarities", pairs of D-vectors) of its stages: "train"
-    (k-means), "assign" (every point's lists), "recall" (the sample) and "join";
-    "order": the rows sorted by list (close points together; `KSSC` codes them in it); and
-    "lists": (centroids, order, bounds), the index (`KSSC.predict` searches new points in it).
+    (k-means), "assign" (every point's lists), "recall" (the sample) and "join", and
+    "order": the rows sorted by list (close points together; `KSSC` codes them in it).
     """
     settings = IVF() if index is None else index
     rng = check_random_state(random_state)
@@ -331,8 +330,7 @@ def approximate_search(X_unit, n_neighbors, metric="euclidean", index=None,
             "leave it None, adapted) or use the exact search.", NeighborRecallWarning)
     return indices, sims, {"algorithm": "ivf", "nlist": n_lists, "nprobe": n_probe,
                            "recall": recall, "recall_sample": int(sample.size),
-                           "timings": timings, "similarities": work, "order": index.order,
-                           "lists": (centroids, index.order, index.bounds)}
+                           "timings": timings, "similarities": work, "order": index.order}
 
 
 train_centroids = _train

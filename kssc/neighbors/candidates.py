@@ -149,14 +149,13 @@ def candidate_sets(X, n_neighbors, *, neighbor_pcs=0, n_random=0, metric="euclid
 
     Returns (indices (n, k), search): `search` is the last view's search report
     (`kssc.neighbors._search.search_neighbors`) with "recall" the lowest over the views (1.0 when
-    all are exact; NaN when an index did not measure it) and "lists" every view's IVF index
-    (centroids, order, bounds), None for a view searched exactly.
+    all are exact; NaN when an index did not measure it).
     """
     n = X.shape[0]
     counts, pcs = _check_views(n_neighbors, neighbor_pcs)
     check_n_neighbors(int(sum(counts)), n)
     indices = np.empty((n, 0), dtype=np.int64)
-    recall, lists = 1.0, []
+    recall = 1.0
     for view, (count, removed) in enumerate(zip(counts, pcs, strict=True)):
         Q = remove_top_components(X, min(removed, min(X.shape) - 1))
         wanted = indices.shape[1] + count
@@ -167,11 +166,9 @@ def candidate_sets(X, n_neighbors, *, neighbor_pcs=0, n_random=0, metric="euclid
                                              random_state=random_state,
                                              progress=_view_progress(progress, view, len(counts)))
         recall = float(np.minimum(recall, search["recall"]))
-        lists.append(search.pop("lists", None))
         indices = merge_candidates(indices, found, count) if indices.shape[1] else found
     n_random = min(n_random, n - 1 - indices.shape[1])
-    return random_candidates(indices, n_random, random_state), {**search, "recall": recall,
-                                                                "lists": lists}
+    return random_candidates(indices, n_random, random_state), {**search, "recall": recall}
 
 
 def precomputed_candidates(neighbors, n_samples, n_neighbors, *, n_random=0,

@@ -1,6 +1,5 @@
 """KSSC.predict: new points coded over their nearest training points, labelled by residual."""
 
-import copy
 import pickle
 
 import numpy as np
@@ -271,37 +270,3 @@ def test_residual_rule_by_hand():
     coef = np.array([[1.0, 0.4, 1.0], [0.0, 0.0, 0.0]])
     # ... = (0.5, 0.9, 0): residual sqrt(0.25 + 0.01) < 1. The all-zero code: nearest (0).
     np.testing.assert_array_equal(residual_labels(new, train, indices, coef, labels), [1, 0])
-
-
-def test_predict_searches_the_lists_the_fit_made(ivf_model):
-    # The fit keeps its IVF index for predict (no k-means on the first call); with one view
-    # and a fresh seed they are the lists predict trained before it kept them.
-    model, X, _ = ivf_model
-    centroids, order, bounds = model._search_lists[0]
-    kept = build_index(model).views[0]
-    assert kept.centroids is centroids
-    np.testing.assert_array_equal(kept.bounds, bounds)
-    retrained = build_index(_without_lists(model)).views[0]
-    np.testing.assert_array_equal(retrained.centroids, centroids)
-    np.testing.assert_array_equal(retrained.order, order)
-
-
-def _without_lists(model):
-    bare = copy.copy(model)
-    bare._search_lists = None
-    return bare
-
-
-def test_predict_searches_every_views_own_lists():
-    # Two views (the second with 2 principal directions removed): each view's index is the
-    # one its search made; the neighbours predict finds for training points are theirs.
-    X, _ = ivf_union(n=3000, seed=4)
-    model = KSSC(4, n_neighbors=[6, 4], neighbor_pcs=[0, 2], random_state=0,
-                 neighbor_algorithm=IVF(recall_sample=200)).fit(X)
-    assert len(model._search_lists) == 2 and all(lists is not None
-                                                 for lists in model._search_lists)
-    index = build_index(model)
-    for view, (centroids, order, _) in zip(index.views, model._search_lists, strict=True):
-        assert view.centroids is centroids
-        np.testing.assert_array_equal(view.order, order)
-    assert np.mean(model.predict(X) == model.labels_) >= 0.99
