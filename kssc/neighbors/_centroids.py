@@ -4,11 +4,12 @@ row's most similar lists.
 From `_TWO_LEVEL_FROM` lists on, about sqrt(n_lists) coarse centroids split the training
 sample into groups, and each group is split by its own k-means into its share of the lists:
 training then costs the sample about 2 sqrt(n_lists) similarities a row and iteration instead
-of n_lists (at 10^6 points and 2,000 lists, 0.74 s instead of 1.46 s; the adapted nprobe
-came out 12 instead of 13 there, on the edge of the recall target). The rows are still assigned to the fine centroids flat: searching them in
-two levels (a row's lists among the fine centroids of its 8-24 most similar coarse groups)
-was no faster at equal agreement with the flat top 16 on the scale union (0.93-0.98), nor
-was taking them among a list's nearest lists (0.79-0.98); see docs/scaling.md.
+of n_lists (at 10^6 points and 2,000 lists, 0.74 s instead of 1.46 s; the adapted nprobe came
+out 12 instead of 13 there, on the edge of the recall target). The rows are still assigned to
+the fine centroids flat: searching them in two levels (a row's lists among the fine centroids
+of its 8-24 most similar coarse groups) was no faster at equal agreement with the flat top 16
+on the scale union (0.93-0.98), nor was taking them among a list's nearest lists (0.79-0.98);
+see docs/scaling.md.
 """
 
 import numpy as np
