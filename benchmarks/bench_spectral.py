@@ -1,7 +1,8 @@
 """The spectral step's eigensolvers side by side on one k-SSC affinity.
 
 Run: `python -m benchmarks.bench_spectral [--n 20000] [--solvers arpack multilevel-1e-3]`,
-or with `--scale N`, or with `--affinity W.npz --labels y.npy`.
+or with `--scale N`, or with `--affinity W.npz --labels y.npy`; `--steps` instead times the
+spectral step as the estimators run it (`spectral_labels`, from W on), step by step.
 Without `--affinity` or `--scale` it fits KSSC(5) on bench_kssc's data (N points, D = 321, 5
 subspaces of dimension 5) and uses its `affinity_matrix_`; `--scale N` builds the affinity of
 the scale experiment's data (N points, D = 64, 10 subspaces; the paper's setting,
@@ -13,9 +14,15 @@ n_clusters largest eigenpairs of the N-Cut matrix, the mat-vecs counted (ARPACK 
 largest eigenvalue difference to ARPACK's, and the clustering error of the N-Cut labels
 (Yu and Shi's discretisation, seed 0) against the truth and against ARPACK's labels.
 Timings on a loaded machine are inflated (CPU time less so): the load average is printed.
+With `--steps` it prints, for each of STEPS as it returns (nested steps indented, above their
+caller), its wall time and the resident set size (RSS, psutil, sampled every 20 ms) it
+started at and peaked at.
 """
 
 import argparse
+import contextlib
+import functools
+import importlib
 import os
 import time
 import warnings
@@ -34,6 +41,85 @@ SOLVERS = {"arpack": {"solver": "arpack"},
            "multilevel-1e-4": {"solver": "multilevel", "tol": 1e-4},
            "lobpcg-1e-3": {"solver": "lobpcg", "tol": 1e-3},
            "lobpcg-1e-5": {"solver": "lobpcg", "tol": 1e-5}}
+
+
+# The steps `--steps` times: (module, function) as `spectral_labels` reaches them.
+STEPS = (("kssc.spectral._clustering", "linked_points"),
+         ("kssc.spectral._clustering", "_check_graph"),
+         ("kssc.spectral._clustering", "_normalized_affinity"),
+         ("kssc.spectral._multilevel", "with_values"),
+         ("kssc.spectral._clustering", "top_eigenvectors"),
+         ("kssc.spectral._multilevel", "aggregation"),
+         ("kssc.spectral._multilevel", "restrict"),
+         ("kssc.spectral._multilevel", "refine"),
+         ("kssc.spectral._clustering", "discretize"))
+
+
+@contextlib.contextmanager
+def timed_steps(sampler, report):
+    """Within it, each of STEPS appends (depth, name, wall s, RSS at entry, peak RSS) to
+    `report` when it returns; the functions are restored on exit."""
+    import psutil
+
+    process = psutil.Process()
+    depth = [0]
+    originals = []
+
+    def wrap(function):
+        @functools.wraps(function)
+        def step(*args, **kwargs):
+            start, entry = time.perf_counter(), process.memory_info().rss
+            depth[0] += 1
+            try:
+                return function(*args, **kwargs)
+            finally:
+                depth[0] -= 1
+                stop = time.perf_counter()
+                peak = max(entry, sampler.peak(start, stop), process.memory_info().rss)
+                report.append((depth[0], function.__name__, stop - start, entry, peak))
+        return step
+
+    try:
+        for module_name, name in STEPS:
+            module = importlib.import_module(module_name)
+            originals.append((module, name, getattr(module, name)))
+            setattr(module, name, wrap(getattr(module, name)))
+        yield report
+    finally:
+        for module, name, function in reversed(originals):
+            setattr(module, name, function)
+
+
+def profile_steps(W, n_clusters, interval=0.02):
+    """The labels `spectral_labels` gives W (seed 0) and its steps' report (`timed_steps`,
+    in the order they returned)."""
+    from experiments.scale import RSSSampler
+    from kssc.spectral._clustering import spectral_labels
+
+    sampler = RSSSampler(interval)
+    sampler.start()
+    try:
+        with timed_steps(sampler, []) as report:
+            labels = spectral_labels(W, n_clusters, "discretize", np.random.RandomState(0))
+    finally:
+        sampler.stop()
+    return labels, report
+
+
+def print_steps(W, y, n_clusters):
+    """Print `profile_steps`' report in the order the steps returned: a nested step indented,
+    above the line of the step that called it."""
+    gib = 2.0**30
+    start = time.perf_counter()
+    labels, report = profile_steps(W, n_clusters)
+    total = time.perf_counter() - start
+    print(f"N = {W.shape[0]:,}, W {W.nnz:,} entries ({W.data.nbytes + W.indices.nbytes:,} "
+          f"bytes); load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print("  step                        wall (s)  RSS at entry (GiB)  peak (GiB)")
+    for depth, name, wall, entry, peak in report:
+        print(f"  {'  ' * depth}{name:{26 - 2 * depth}s} {wall:9.2f} {entry / gib:19.2f} "
+              f"{peak / gib:11.2f}")
+    print(f"  total {total:.2f} s; error {clustering_error(y, labels):.3f} %")
 
 
 def counted(P):
@@ -108,6 +194,8 @@ def main(argv=None):
     parser.add_argument("--affinity", type=Path, help="a saved CSR affinity (.npz)")
     parser.add_argument("--labels", type=Path, help="its true labels (.npy)")
     parser.add_argument("--n-clusters", type=int, default=None)
+    parser.add_argument("--steps", action="store_true",
+                        help="time the estimators' spectral step step by step instead")
     parser.add_argument("--solvers", nargs="+", choices=tuple(SOLVERS), default=tuple(SOLVERS),
                         help="the first is the reference of the comparison")
     args = parser.parse_args(argv)
@@ -121,7 +209,10 @@ def main(argv=None):
             warnings.simplefilter("ignore")
             W = KSSC(5, random_state=0).fit(X).affinity_matrix_
     n_clusters = args.n_clusters or int(np.unique(y).size)
-    compare(W, y, n_clusters, args.solvers)
+    if args.steps:
+        print_steps(W, y, n_clusters)
+    else:
+        compare(W, y, n_clusters, args.solvers)
 
 
 if __name__ == "__main__":

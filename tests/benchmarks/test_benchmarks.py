@@ -35,6 +35,33 @@ def test_csr_bytes_counts_the_arrays_and_both_vectors():
     assert (np.diff(matrix.indptr) == 3).all()
 
 
+def test_spectral_steps_keep_the_labels_and_restore_the_functions():
+    import importlib
+
+    import scipy.sparse as sp
+
+    from kssc.spectral._clustering import spectral_labels
+
+    bench = _load("bench_spectral")
+    rng = np.random.default_rng(0)
+    blocks = [rng.uniform(0.5, 1.0, (30, 30)) for _ in range(2)]
+    W = sp.csr_matrix(sp.block_diag([(b + b.T) / 2 for b in blocks]))
+    W.setdiag(0)
+    W.eliminate_zeros()
+    W = W + sp.csr_matrix(([1e-3, 1e-3], ([0, 30], [30, 0])), shape=W.shape)  # one graph
+    steps = {step: getattr(importlib.import_module(step[0]), step[1]) for step in bench.STEPS}
+    labels, report = bench.profile_steps(W, 2)
+    assert np.array_equal(labels, spectral_labels(W, 2, "discretize", np.random.RandomState(0)))
+    assert np.array_equal(np.bincount(labels), [30, 30]) and labels[0] != labels[30]
+    # 60 points: ARPACK's route (no multilevel steps), each step once, in the order it returns.
+    assert [name for _, name, *_ in report] == ["linked_points", "_check_graph",
+                                                 "_normalized_affinity", "top_eigenvectors",
+                                                 "discretize"]
+    assert all(depth == 0 and wall >= 0 and peak >= entry > 0
+               for depth, _, wall, entry, peak in report)
+    assert all(getattr(importlib.import_module(m), n) is f for (m, n), f in steps.items())
+
+
 @pytest.mark.e2e
 def test_bench_peers_runs_every_method_and_writes_csv_and_figure(tmp_path, monkeypatch):
     pytest.importorskip("hydra")
