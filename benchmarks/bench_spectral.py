@@ -56,14 +56,15 @@ STEPS = (("kssc.spectral._clustering", "linked_points"),
 
 
 @contextlib.contextmanager
-def timed_steps(sampler, report):
-    """Within it, each of STEPS appends (depth, name, wall s, RSS at entry, peak RSS) to
-    `report` when it returns; the functions are restored on exit."""
+def timed_steps(sampler):
+    """Yields a list to which, within it, each of STEPS appends (depth, name, wall s, RSS at
+    entry, peak RSS) when it returns; the functions are restored on exit."""
     import psutil
 
     process = psutil.Process()
     depth = [0]
     originals = []
+    report = []
 
     def wrap(function):
         @functools.wraps(function)
@@ -99,7 +100,7 @@ def profile_steps(W, n_clusters, interval=0.02):
     sampler = RSSSampler(interval)
     sampler.start()
     try:
-        with timed_steps(sampler, []) as report:
+        with timed_steps(sampler) as report:
             labels = spectral_labels(W, n_clusters, "discretize", np.random.RandomState(0))
     finally:
         sampler.stop()
