@@ -58,11 +58,16 @@ def _block_products():
     import numpy as np
     import scipy.sparse as sp
 
-    from ..spectral._products import csr_product
+    from ..spectral._multilevel import restrict
+    from ..spectral._products import csr_product, ritz_update
 
     P = sp.random(50, 50, density=0.1, format="csr", random_state=0)
+    members = np.arange(50) // 5
     for dtype in (np.float32, np.float64):  # the multilevel route refines in either
         csr_product(P.astype(dtype), np.ones((50, 3), dtype=dtype))
+        restrict(P.astype(dtype), members, 10, np.ones(50))
+        S = np.ones((50, 9), dtype=dtype)
+        ritz_update(S, S.copy(), np.ones((9, 3)), np.ones(3), 9)
 
 
 def _ssc():
@@ -86,7 +91,7 @@ def steps():
         ("KSSC defaults (global penalty)", lambda: _fit(**preset_params("generic"))),
         ("blocked exact search", _exact_search),
         ("batched lasso solvers", _lasso),
-        ("multilevel eigensolver's block products", _block_products),
+        ("multilevel eigensolver's products", _block_products),
         ("SSC baseline", _ssc),
     ]
 
