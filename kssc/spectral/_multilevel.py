@@ -52,7 +52,6 @@ def restrict(P, members, n_coarse, weights=None, columns=None):
     from ._products import coarse_sum
 
     P = sp.csr_matrix(P)
-    members = np.asarray(members, dtype=np.int64)
     weights = np.ones(P.shape[0]) if weights is None else weights
     column_members, column_weights = (members, weights) if columns is None else columns
     return coarse_sum(P, members, column_members, weights, column_weights, n_coarse)

@@ -19,7 +19,6 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 from numba import prange
-from scipy.sparse.linalg import LinearOperator
 
 from ..coding._kernels import fill_cache
 
@@ -91,6 +90,7 @@ def coarse_sum(P, row_members, column_members, row_weights, column_weights, n_co
     rows i of aggregate a (row_members[i] = a) and the columns j of b (column_members[j] =
     b), w and v the weights; sums that cancel exactly are not entries."""
     P = sp.csr_matrix(P)
+    row_members = np.asarray(row_members, dtype=np.int64)
     order = np.argsort(row_members, kind="stable")
     bounds = np.searchsorted(row_members[order], np.arange(n_coarse + 1))
     arrays = (P.indptr, P.indices, P.data, order, bounds,
@@ -155,13 +155,6 @@ def ritz_update(S, AS, c, values, width):
     _ritz_rows(S, AS, np.ascontiguousarray(c, dtype=np.float64), np.asarray(values, np.float64),
                width, squares.shape[0], float(np.finfo(S.dtype).tiny) ** 0.25, squares)
     return np.sqrt(squares.sum(axis=0))
-
-
-def parallel_operator(P):
-    """P (CSR) as a LinearOperator whose products are `csr_product`'s."""
-    P = sp.csr_matrix(P)
-    return LinearOperator(P.shape, matvec=lambda x: csr_product(P, x),
-                          matmat=lambda X: csr_product(P, X), dtype=P.dtype)
 
 
 fill_cache(__name__)  # run from the on-disk cache, never from an in-process compile
