@@ -5,22 +5,19 @@ block's diagonal part), so the prolongation Q = D^1/2 A diag(mass)^-1/2 is block
 every point's column of Q is one number q_i at its aggregate's index. The coarse matrix
 Q^T P Q is summed over the blocks from their rows of P and the (aggregate, q) of their halo
 rows, the exchange a product with P moves; the client solves it (an aggregate per row, not
-a point) to a residual far below LOBPCG's tolerance (`coarse_vectors`) and sends each block
+a point) to a residual far below LOBPCG's tolerance (`kssc.spectral._clustering.coarse_top`,
+as on one machine) and sends each block
 its aggregates' rows of the coarse eigenvectors.
 """
 
 import numpy as np
-from sklearn.utils import check_random_state
 
 from ..spectral import _multilevel
-from ..spectral._clustering import arpack_top, top_eigenvectors
+from ..spectral._clustering import coarse_top
 from . import _eigen
 from ._blocks import part
 
 _THRESHOLD = 1e-6
-# Coarse graphs up to this size are solved by `top_eigenvectors` (dense `eigh` up to its own
-# dense limit, 1,000 points), as before the ARPACK tolerance below.
-_DENSE_UP_TO = 1000
 
 
 def local_aggregation(W, start, stop, degrees):
@@ -46,22 +43,6 @@ def coarse_rows(P_block, own, n_coarse, *halo):
                                 columns=(pieces[:, 0].astype(np.int64), pieces[:, 1]))
 
 
-def coarse_vectors(coarse, width, random_state, tol):
-    """The coarse matrix's top `width` eigenvectors: dense below `top_eigenvectors`'s limit,
-    else ARPACK to the relative tolerance `tol` (`ncut_embedding`: LOBPCG's squared, 1e-6, so
-    that the start's residuals stay far below the tolerance LOBPCG then refines to on the
-    whole graph). At machine precision (`top_eigenvectors`' ARPACK) the client took 12.3 s on
-    the 43,831-aggregate graph of a 10^6-point fit with KSSC's defaults while the workers
-    idled; at 1e-6, 4.8 s (largest residual 5e-7). At 1e-3 (1.4 s) LOBPCG then made 12
-    halo products a worker instead of 4 (docs/scaling.md)."""
-    n = coarse.shape[0]
-    if n <= _DENSE_UP_TO or width >= n - 1:
-        return top_eigenvectors(coarse, width, random_state)[1]
-    v0 = check_random_state(random_state).uniform(-1.0, 1.0, n)
-    values, vectors = arpack_top(coarse, width, v0, tol)  # one component at a time
-    return vectors[:, np.argsort(values)[::-1]]
-
-
 def prolong(own, vectors, offset, dtype):
     """This block's rows of Q V in `dtype`, from V's rows of the block's aggregates (from
     `offset` on)."""
@@ -85,7 +66,7 @@ def coarse_start(client, operator, W, degrees, width, random_state, dtype=np.flo
                                                     strict=True))]
     coarse = sum(client.gather(rows))
     coarse = ((coarse + coarse.T) / 2.0).tocsr()
-    vectors = coarse_vectors(coarse, min(width, n_coarse - 1), random_state, tol)
+    vectors = coarse_top(coarse, min(width, n_coarse - 1), random_state, tol)[1]
     # Each task carries its block's rows of V: unlike scattered data, which the scheduler
     # forgets once the client drops it, a task's inputs let it recompute a lost block.
     return [client.submit(prolong, o, vectors[a:b], a, dtype)

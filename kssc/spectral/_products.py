@@ -130,12 +130,8 @@ def _ritz_rows(S, AS, c, values, width, n_chunks, tiny, squares):
                     x[col] += s_row[k] * c[k, col]
                     ax[col] += as_row[k] * c[k, col]
             for col in range(p):
-                if abs(x[col]) < tiny:
-                    x[col] = 0.0
-                if abs(ax[col]) < tiny:
-                    ax[col] = 0.0
-                S[i, 2 * p + col] = x[col]
-                AS[i, 2 * p + col] = ax[col]
+                S[i, 2 * p + col] = x[col] if abs(x[col]) >= tiny else 0.0
+                AS[i, 2 * p + col] = ax[col] if abs(ax[col]) >= tiny else 0.0
             for k in range(p):
                 for col in range(p):
                     x[col] += s_row[k] * c[k, col]

@@ -10,6 +10,7 @@ from kssc.spectral._clustering import (
     _lobpcg_top,
     _normalized_affinity,
     arpack_top,
+    coarse_top,
     discretize,
     top_eigenvectors,
 )
@@ -136,3 +137,24 @@ def test_arpack_starts_a_component_where_the_start_vanishes_from_the_fallback():
     values, vectors = arpack_top(P, 2, start, fallback=fallback)
     dense_values = np.linalg.eigh(P.toarray())[0]
     np.testing.assert_allclose(np.sort(values), dense_values[-2:], atol=1e-10)
+
+
+def test_coarse_top_to_a_loose_tolerance_spans_the_exact_top_subspace():
+    # An N-Cut matrix of 3 loosely joined clusters of 1,000 points: a clear gap after the
+    # third eigenvalue, the guard vectors beyond it in a crowded spectrum.
+    rng = np.random.RandomState(0)
+    labels = np.repeat(np.arange(3), 1000)
+    rows, cols = rng.randint(0, 3000, (2, 60000))
+    keep = (labels[rows] == labels[cols]) | (rng.uniform(size=rows.size) < 0.02)
+    W = sp.coo_matrix((np.ones(keep.sum()), (rows[keep], cols[keep])), shape=(3000, 3000))
+    P, _ = _normalized_affinity(W.tocsr() + W.T.tocsr())
+    basis = eigsh(P, k=3, which="LA")[1]
+    for tol in (0.0, 1e-6, 1e-3):
+        values, vectors = coarse_top(P, 7, 0, tol)
+        assert (np.diff(values) <= 0).all()
+        np.testing.assert_allclose(vectors.T @ vectors, np.eye(7), atol=1e-8)
+        assert np.linalg.svd(basis.T @ vectors[:, :3], compute_uv=False).min() > 0.999
+    # Small coarse graphs: top_eigenvectors' dense answer, whatever the tolerance.
+    small = P[:500, :500]
+    np.testing.assert_allclose(np.abs(coarse_top(small, 4, 0, 1e-3)[1]),
+                               np.abs(top_eigenvectors(small, 4, 0)[1]), atol=1e-10)
