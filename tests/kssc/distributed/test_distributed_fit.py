@@ -32,7 +32,6 @@ from kssc.estimator import PAPER_SETTING  # noqa: E402
 from kssc.neighbors._ann import approximate_search  # noqa: E402
 from kssc.presets import preset_params  # noqa: E402
 from kssc.spectral._clustering import _normalized_affinity as normalized_affinity  # noqa: E402
-from kssc.spectral._clustering import top_eigenvectors  # noqa: E402
 from kssc.spectral.affinity import coefficients_to_sparse, max_normalize_rows  # noqa: E402
 from kssc.utils._validation import normalize_rows  # noqa: E402
 
