@@ -51,6 +51,7 @@ STEPS = (("kssc.spectral._clustering", "linked_points"),
          ("kssc.spectral._clustering", "top_eigenvectors"),
          ("kssc.spectral._multilevel", "aggregation"),
          ("kssc.spectral._multilevel", "restrict"),
+         ("kssc.spectral._clustering", "coarse_top"),
          ("kssc.spectral._multilevel", "refine"),
          ("kssc.spectral._clustering", "discretize"))
 

@@ -66,8 +66,13 @@ def _block_products():
     for dtype in (np.float32, np.float64):  # the multilevel route refines in either
         csr_product(P.astype(dtype), np.ones((50, 3), dtype=dtype))
         restrict(P.astype(dtype), members, 10, np.ones(50))
+        # The distributed fit's row blocks: weights, and its columns' own, as column views.
+        own = np.column_stack([members, np.ones(50)])
+        restrict(P.astype(dtype), members, 10, own[:, 1], columns=(members, own[:, 1]))
         S = np.ones((50, 9), dtype=dtype)
-        ritz_update(S, S.copy(), np.ones((9, 3)), np.ones(3), 9)
+        # The Ritz values as `_multilevel._ritz` gives them, a reversed view: a contiguous
+        # array is another signature, which the first multilevel fit compiled in-process.
+        ritz_update(S, S.copy(), np.ones((9, 3)), np.ones(3)[::-1], 9)
 
 
 def _ssc():
