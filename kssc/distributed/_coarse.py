@@ -6,8 +6,7 @@ every point's column of Q is one number q_i at its aggregate's index. The coarse
 Q^T P Q is summed over the blocks from their rows of P and the (aggregate, q) of their halo
 rows, the exchange a product with P moves; the client solves it (an aggregate per row, not
 a point) to a residual far below LOBPCG's tolerance (`kssc.spectral._clustering.coarse_top`,
-as on one machine) and sends each block
-its aggregates' rows of the coarse eigenvectors.
+as on one machine) and sends each block its aggregates' rows of the coarse eigenvectors.
 """
 
 import numpy as np
