@@ -1,11 +1,11 @@
 """Fixtures shared by the test folders (tests/<package>/ mirror the packages): test modules
-take what they share from here, never from each other."""
+take what they share from here or from the helper modules beside it (`_graphs`), never
+from each other."""
 
 import os
 
-import numpy as np
 import pytest
-import scipy.sparse as sp
+from _graphs import block_graph as _block_graph
 
 from kssc.datasets import DATASETS, get_data_dir
 from kssc.datasets._paths import missing_files
@@ -40,22 +40,6 @@ def _compose_config(*overrides, results_dir=None):
     if results_dir is not None:
         cfg.results_dir = str(results_dir)
     return cfg
-
-
-def _block_graph(n_blocks, size, seed=0, per_row=3):
-    """n_blocks dense-ish random blocks of `size` points and a few edges between blocks."""
-    rng = np.random.default_rng(seed)
-    n = n_blocks * size
-    base = np.repeat(np.arange(n_blocks) * size, per_row * size)
-    rows = rng.integers(0, size, per_row * n) + base
-    cols = rng.integers(0, size, per_row * n) + base
-    noise = rng.integers(0, n, (2, n // 10))
-    rows, cols = np.concatenate([rows, noise[0]]), np.concatenate([cols, noise[1]])
-    W = sp.csr_matrix((rng.uniform(0.1, 1.0, rows.size), (rows, cols)), shape=(n, n))
-    W = W + W.T
-    W.setdiag(0)
-    W.eliminate_zeros()
-    return W, np.repeat(np.arange(n_blocks), size)
 
 
 @pytest.fixture(scope="session")

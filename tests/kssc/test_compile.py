@@ -35,23 +35,18 @@ print(" ".join(sorted(uncached)))
 _LIST_MISSES = """
 import importlib, pkgutil
 import numpy as np
-import scipy.sparse as sp
 import kssc
+from _graphs import loose_clusters_ncut
 from numba.core.registry import CPUDispatcher
 from kssc import KSSC
 from kssc.datasets import make_union_of_subspaces
 from kssc.estimator import PAPER_SETTING
-from kssc.spectral._clustering import _normalized_affinity, top_eigenvectors
+from kssc.spectral._clustering import top_eigenvectors
 X, _ = make_union_of_subspaces(600, ambient_dim=30, n_subspaces=3, subspace_dims=[4],
                                noise=0.01, random_state=0)
 KSSC(3, random_state=0).fit(X)
 KSSC(3, random_state=0, **PAPER_SETTING).fit(X)
-rng = np.random.RandomState(0)
-labels = np.repeat(np.arange(3), 1000)
-rows, cols = rng.randint(0, 3000, (2, 60000))
-keep = (labels[rows] == labels[cols]) | (rng.uniform(size=rows.size) < 0.02)
-W = sp.coo_matrix((np.ones(keep.sum()), (rows[keep], cols[keep])), shape=(3000, 3000)).tocsr()
-P = _normalized_affinity(W + W.T)[0]
+P = loose_clusters_ncut()
 top_eigenvectors(P, 3, 0, solver="multilevel")
 try:  # the distributed fit's share of the coarse matrix, from a row block's numbers
     from kssc.distributed._coarse import coarse_rows
@@ -73,7 +68,9 @@ print(" ".join(sorted(missed)))
 
 def _run(args, cache):
     # No cache fill on import: the listing reads the cache as the command left it.
-    env = {"NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": str(REPO_ROOT),
+    # The tests folder on the path for the scripts' shared graphs (tests/_graphs.py).
+    path = os.pathsep.join([str(REPO_ROOT), str(REPO_ROOT / "tests")])
+    env = {"NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": path,
            "PATH": os.environ.get("PATH", ""), NO_FILL: "1"}
     return subprocess.run([sys.executable, *args], capture_output=True, text=True,
                           cwd=REPO_ROOT, env=env, check=True)

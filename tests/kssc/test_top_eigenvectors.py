@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _graphs import loose_clusters_ncut
 from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import eigsh
 from sklearn.exceptions import ConvergenceWarning
@@ -140,14 +141,7 @@ def test_arpack_starts_a_component_where_the_start_vanishes_from_the_fallback():
 
 
 def test_coarse_top_to_a_loose_tolerance_spans_the_exact_top_subspace():
-    # An N-Cut matrix of 3 loosely joined clusters of 1,000 points: a clear gap after the
-    # third eigenvalue, the guard vectors beyond it in a crowded spectrum.
-    rng = np.random.RandomState(0)
-    labels = np.repeat(np.arange(3), 1000)
-    rows, cols = rng.randint(0, 3000, (2, 60000))
-    keep = (labels[rows] == labels[cols]) | (rng.uniform(size=rows.size) < 0.02)
-    W = sp.coo_matrix((np.ones(keep.sum()), (rows[keep], cols[keep])), shape=(3000, 3000))
-    P, _ = _normalized_affinity(W.tocsr() + W.T.tocsr())
+    P = loose_clusters_ncut()
     basis = eigsh(P, k=3, which="LA")[1]
     for tol in (0.0, 1e-6, 1e-3):
         values, vectors = coarse_top(P, 7, 0, tol)
