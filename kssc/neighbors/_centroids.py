@@ -16,7 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._exact import _n_workers, run_threads
-from ._topk import empty_top_k, update_rows
+from ._topk import empty_top_k, join_rows
 
 # Rows assigned to their nearest centroids at a time, per worker thread: about this many
 # bytes of similarities (small enough to stay in cache between the GEMM and the selection).
@@ -57,7 +57,7 @@ def nearest_lists(X32, centroids, metric, n_probe):
                 lists[start:start + rows, 0] = S.argmax(axis=1)
                 continue
             scores, top = empty_top_k(S.shape[0], n_probe)
-            update_rows(S, every, scores, top, 0)
+            join_rows(S, every, scores, top, 0)
             order = np.lexsort((top, -scores), axis=1)
             lists[start:start + rows] = np.take_along_axis(top, order, 1)
 

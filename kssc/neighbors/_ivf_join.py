@@ -3,8 +3,9 @@ it probes, computed as blocked float32 matrix products.
 
 The queries are the database. Every point probes its `n_probe` most similar lists
 (centroids); turned around, each list's points form one block, multiplied in one GEMM
-against all the points that probe it, and a compiled running top-k (`kssc.neighbors._topk`) keeps
-the best k of every row exactly among its candidates. Each row's own list is joined first
+against all the points that probe it, and a compiled running top-k
+(`kssc.neighbors._topk.join_rows`) keeps the best k of every row exactly among its
+candidates. Each row's own list is joined first
 (its threshold is then high and later lists seldom enter). The lists are orderings of the
 rows, never a copy of the data; every buffer is sized in bytes (`_JOIN_BYTES` per worker
 thread for the gathered queries, as much for the list's points and for their
@@ -17,7 +18,7 @@ import numpy as np
 
 from ._centroids import _similarities
 from ._exact import _n_workers, run_threads
-from ._topk import empty_top_k, update_rows
+from ._topk import empty_top_k, join_rows
 
 # Gathered candidate vectors, and their similarities, per worker thread (bytes each).
 _JOIN_BYTES = 32 * 2**20
@@ -92,13 +93,16 @@ def join(X, index, rows, probes, k, metric, progress=None):
                 queries = _gather(X, rows[at], gathered)
                 S = _similarities(queries, points, metric,
                                   out=similarities[:at.size * ids.size].reshape(at.size, ids.size))
-                update_rows(S, ids, scores, indices, at, skip=rows[at])
+                join_rows(S, ids, scores, indices, at, skip=rows[at])
 
     def by_list(lo, hi, first, last):
         """The slots lo..hi-1 repeated over their probes first..last-1, sorted by list (int32,
         stable), and where each list's run starts."""
         wanted = probes[lo:hi, first:last].ravel()
-        order = np.argsort(wanted, kind="stable")
+        # Lists fit 16 bits (up to 2 sqrt(n) of them: n up to 10^9), where numpy's stable
+        # sort is a radix sort: about half the time of sorting int32.
+        order = np.argsort(wanted.astype(np.uint16) if n_lists <= 2**16 else wanted,
+                           kind="stable")
         starts = np.concatenate(([0], np.cumsum(np.bincount(wanted, minlength=n_lists))))
         del wanted
         slots = (order // (last - first)).astype(np.int32)

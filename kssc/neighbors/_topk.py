@@ -12,10 +12,17 @@ Imported on first use (numba's import is heavy). No fastmath: -inf marks exclude
 
 import numba
 import numpy as np
+from llvmlite import ir
+from numba.core import cgutils, types
+from numba.extending import intrinsic
 
 from ..coding._kernels import fill_cache
 
 jit = numba.njit(cache=True, nogil=True)
+# `_join_rows` asks for the top-k of the row this many rows ahead while it scans the current
+# one: the rows of a join's block are scattered over all points, so each row's top-k is a
+# cache miss that the scan then overlaps.
+_PREFETCH_AHEAD = 4
 
 
 @jit
@@ -106,6 +113,90 @@ def _update_rows(S, n_groups, col_ids, slots, skip, scores, indices):
                 _offer(scores, indices, g, S[r, c], col_ids[c])
 
 
+@intrinsic
+def _prefetch(typingctx, array, row):
+    """Hint the CPU to load the start of row `row` of a C-contiguous 2D array (for
+    writing, into every cache level): llvm.prefetch, which never faults."""
+    def codegen(context, builder, signature, args):
+        array_type = signature.args[0]
+        data = context.make_array(array_type)(context, builder, args[0])
+        zero = context.get_constant(types.intp, 0)
+        pointer = cgutils.get_item_pointer(context, builder, array_type, data, [args[1], zero],
+                                           wraparound=False)
+        byte_pointer, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
+        hint = builder.module.declare_intrinsic(
+            "llvm.prefetch", fnty=ir.FunctionType(ir.VoidType(), [byte_pointer, i32, i32, i32]))
+        builder.call(hint, [builder.bitcast(pointer, byte_pointer), ir.Constant(i32, 1),
+                            ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return types.void(array, types.intp), codegen
+
+
+@jit
+def _reached_by(values, count):
+    """A value that at least `count` of `values` reach, close below the count-th largest:
+    bisection between their extremes (a branch-free count a step, no reordering)."""
+    low, high = values.min(), values.max()
+    for _ in range(12):
+        middle = low + (high - low) * 0.5
+        if middle <= low or middle >= high:
+            break
+        reaching = 0
+        for value in values:
+            reaching += value >= middle
+        if reaching >= count:
+            low = middle
+        else:
+            high = middle
+    return low
+
+
+@jit
+def _join_rows(S, n_groups, col_ids, slots, skip, scores, indices):
+    """`_update_rows` for rows scattered over many points, and rows whose top-k is empty or
+    weak (the IVF join's blocks, the assignment to lists): the same result.
+
+    A row's group maxima are taken as there. When more than k + 1 groups reach the row's
+    threshold, the threshold is raised to a value that k + 1 group maxima reach (so that k
+    entries other than skip[r] do: nothing below it can enter), found by bisection; only the
+    entries of the groups that reach it are read, and only those that reach it are offered
+    (about k, not one a group). The next rows' top-k are prefetched."""
+    k = scores.shape[1]
+    width, n_rows = S.shape[1], S.shape[0]
+    group = width // n_groups
+    maxima = np.empty(n_groups, dtype=S.dtype)
+    for r in range(n_rows):
+        if r + _PREFETCH_AHEAD < n_rows:
+            _prefetch(scores, slots[r + _PREFETCH_AHEAD])
+            _prefetch(indices, slots[r + _PREFETCH_AHEAD])
+        g = slots[r]
+        for q in range(n_groups):
+            maxima[q] = S[r, q]
+        for t in range(1, group):
+            slab = S[r, n_groups * t:n_groups * (t + 1)]
+            for q in range(n_groups):
+                if slab[q] > maxima[q]:
+                    maxima[q] = slab[q]
+        cut = scores[g, 0]
+        passing = 0
+        for q in range(n_groups):
+            passing += maxima[q] >= cut
+        if passing > k + 1:
+            cut = max(cut, _reached_by(maxima, k + 1))
+        for q in range(n_groups):
+            if maxima[q] >= cut:
+                for t in range(group):
+                    c = q + n_groups * t
+                    if S[r, c] >= cut and col_ids[c] != skip[r] \
+                            and _worse(scores[g, 0], indices[g, 0], S[r, c], col_ids[c], g):
+                        _offer(scores, indices, g, S[r, c], col_ids[c])
+        for c in range(n_groups * group, width):
+            if col_ids[c] != skip[r] \
+                    and _worse(scores[g, 0], indices[g, 0], S[r, c], col_ids[c], g):
+                _offer(scores, indices, g, S[r, c], col_ids[c])
+
+
 @jit
 def _update_columns(S, maxima, floor, row_ids, scores, indices, col_start):
     """Column c of S joins the top-k of row col_start + c, read row by row (no transpose);
@@ -156,6 +247,18 @@ def update_rows(S, col_ids, scores, indices, slots, skip=None):
     if skip is None:
         skip = np.full(rows, -1, dtype=np.int64)
     _update_rows(S, width // _group(width, k), col_ids, slots, skip, scores, indices)
+
+
+def join_rows(S, col_ids, scores, indices, slots, skip=None):
+    """`update_rows` by `_join_rows`: for blocks whose rows' top-k lie scattered over many
+    points, or are empty or weak (the IVF join, the assignment to lists); the same result."""
+    rows, width = S.shape
+    if np.ndim(slots) == 0:
+        slots = np.arange(slots, slots + rows)
+    if skip is None:
+        skip = np.full(rows, -1, dtype=np.int64)
+    _join_rows(S, width // _group(width, scores.shape[1]), col_ids, slots, skip, scores,
+               indices)
 
 
 def update_columns(S, row_ids, scores, indices, col_start):

@@ -20,7 +20,10 @@ def _best(S, k, skip):
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("k", [1, 5, 20])
-def test_update_rows_keeps_the_k_best_whatever_the_block_order(seed, k):
+@pytest.mark.parametrize("update", [_topk.update_rows, _topk.join_rows])
+def test_update_rows_keeps_the_k_best_whatever_the_block_order(update, seed, k):
+    # join_rows raises an empty or weak row's threshold to what k + 1 of its group maxima
+    # reach (50 columns: 7 to 50 groups, and a column past the last whole group at k = 1).
     rng = np.random.RandomState(seed)
     S = rng.randint(0, 6, (30, 400)).astype(np.float32)  # few values: many ties
     skip = rng.randint(0, 400, 30)
@@ -29,11 +32,26 @@ def test_update_rows_keeps_the_k_best_whatever_the_block_order(seed, k):
         scores, indices = _topk.empty_top_k(30, k)
         for b in order:
             cols = np.arange(50 * b, 50 * b + 50)
-            _topk.update_rows(np.ascontiguousarray(S[:, cols]), cols, scores, indices,
-                              np.arange(30), skip=skip)
+            update(np.ascontiguousarray(S[:, cols]), cols, scores, indices, np.arange(30),
+                   skip=skip)
         assert [set(row) for row in indices] == reference
         np.testing.assert_array_equal(np.sort(scores, axis=1),
                                       np.sort(np.take_along_axis(S, indices, 1), axis=1))
+
+
+@pytest.mark.parametrize("k", [4, 20])
+def test_join_rows_raised_threshold_keeps_the_k_best_of_wide_blocks(k):
+    # Distinct scores, rows empty then filled by wide blocks (24 to 66 groups of 3 to 8),
+    # each row's skipped entry its largest: a threshold raised past the (k + 1)-th group
+    # maximum (the k-th, with the skipped one among them) would drop true neighbours.
+    rng = np.random.RandomState(3)
+    S = rng.standard_normal((40, 600)).astype(np.float32)
+    skip = S.argmax(axis=1)
+    scores, indices = _topk.empty_top_k(40, k)
+    for cols in (np.arange(0, 200), np.arange(200, 600)):
+        _topk.join_rows(np.ascontiguousarray(S[:, cols]), cols, scores, indices,
+                        np.arange(40), skip=skip)
+    assert [set(row) for row in indices] == _best(S, k, skip)
 
 
 @pytest.mark.parametrize("k", [3, 20])
