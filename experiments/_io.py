@@ -91,6 +91,26 @@ def package_versions(names=PACKAGES):
     return _executed.package_versions(names)
 
 
+def machine():
+    """What computed a result's timings: {"cpu": the processor's model name (Linux's
+    /proc/cpuinfo, else `platform.processor()`; None when neither says), "blas": each BLAS
+    and OpenMP library threadpoolctl finds loaded (its API, implementation, version, threads
+    and, for OpenBLAS, the kernel architecture)}."""
+    import platform
+
+    from threadpoolctl import threadpool_info
+
+    cpu = None
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    keys = ("user_api", "internal_api", "version", "num_threads", "architecture")
+    return {"cpu": cpu or platform.processor() or None,
+            "blas": [{key: info.get(key) for key in keys} for info in threadpool_info()]}
+
+
 def now():
     return _dt.datetime.now(_dt.timezone.utc).astimezone().isoformat(timespec="seconds")
 
@@ -110,7 +130,7 @@ def bound_files(results_dir, name):
 def write_meta(cfg, path, *, fingerprint, started, wall_time, extra=None):
     """The sidecar of one results CSV, written after the CSV and its table: its fingerprint
     (config + code), the files it vouches for (their SHA-256), config, versions, git
-    revision, machine, timing."""
+    revision, machine (`machine`), timing."""
     config = cfg if isinstance(cfg, dict) else OmegaConf.to_container(cfg, resolve=True)
     meta = {
         "experiment": config.get("experiment", {}).get("name"),
@@ -120,6 +140,7 @@ def write_meta(cfg, path, *, fingerprint, started, wall_time, extra=None):
         "packages": package_versions(),
         "git_revision": git_revision(),
         "cpu_count": os.cpu_count(),
+        "machine": machine(),
         "started": started,
         "finished": now(),
         "wall_time_s": round(wall_time, 3),

@@ -36,9 +36,10 @@ def provenance(meta):
     config = meta.get("config", {})
     trials = config.get("experiment", {}).get("trials", "-")
     profile = config.get("profile", {}).get("name", "?")
+    cpu = (meta.get("machine") or {}).get("cpu") or "processor not recorded"
     return (f"_profile `{profile}`, trials per cell {trials}, "
             f"wall time {meta.get('wall_time_s', 0):.0f} s, "
-            f"{meta.get('cpu_count')} cores, git {str(meta.get('git_revision'))[:10]}, "
+            f"{cpu}, {meta.get('cpu_count')} cores, git {str(meta.get('git_revision'))[:10]}, "
             f"fingerprint {meta.get('fingerprint', 'none')}._")
 
 

@@ -34,8 +34,8 @@ class TableError(Exception):
 
 
 def sidecars(results_dir):
-    """One row per experiment with results: the profile, trials and wall time of the run that
-    wrote them (from its sidecar, results/<name>.meta.json)."""
+    """One row per experiment with results: the profile, trials, wall time, revision and
+    processor of the run that wrote them (from its sidecar, results/<name>.meta.json)."""
     rows = []
     for path in sorted(Path(results_dir).glob("*.meta.json")):
         meta = json.loads(path.read_text())
@@ -46,7 +46,8 @@ def sidecars(results_dir):
                      "profile": (config.get("profile") or {}).get("name", "?"),
                      "trials": config.get("experiment", {}).get("trials"),
                      "wall_time_min": meta["wall_time_s"] / 60,
-                     "revision": (meta.get("git_revision") or "?")[:7]})
+                     "revision": (meta.get("git_revision") or "?")[:7],
+                     "processor": (meta.get("machine") or {}).get("cpu") or "not recorded"})
     if not rows:
         raise TableError(f"no sidecar in {results_dir}")
     return pd.DataFrame(rows)

@@ -55,8 +55,12 @@ def test_smoke_run(name, tmp_path, monkeypatch, compose_config):
     assert (results / f"{name}.csv").exists()
     meta = json.loads((results / f"{name}.meta.json").read_text())
     assert meta["config"]["experiment"]["name"] == name
-    assert {"packages", "git_revision", "cpu_count", "wall_time_s", "started",
+    assert {"packages", "git_revision", "cpu_count", "machine", "wall_time_s", "started",
             "finished"} <= set(meta)
+    # The processor and the BLAS that computed the timings (numpy's BLAS is loaded).
+    assert meta["machine"]["cpu"] is None or meta["machine"]["cpu"].strip()
+    assert any(lib["user_api"] == "blas" and lib["num_threads"] >= 1
+               for lib in meta["machine"]["blas"])
     assert meta["fingerprint"] == _fingerprint.fingerprint(cfg)
     assert (results / f"{name}_table.csv").exists() == (_runner.load(name).summary is not None)
     assert not (results / ".partial" / f"{name}.jsonl").exists()

@@ -160,13 +160,14 @@ def test_provenance_block_reads_each_experiments_sidecar(tmp_path):
         (tmp_path / f"{name}.meta.json").write_text(json.dumps({
             "experiment": name, "fingerprint": "x-y", "wall_time_s": seconds,
             "git_revision": "0123456789", "config": {"profile": {"name": profile},
-                                                     "experiment": {"trials": trials}}}))
+                                                     "experiment": {"trials": trials}},
+            **({"machine": {"cpu": "AMD EPYC", "blas": []}} if name == "tir" else {})}))
     (tmp_path / "peers.meta.json").write_text(json.dumps({
         "experiment": "peers", "fingerprint": None, "wall_time_s": 1.0, "config": {}}))
     new, errors = markdown.fill("<!-- table: provenance -->\n<!-- /table -->\n", tmp_path)
     assert not errors
-    assert "| `tir` | paper | 50 | 1.5 min | 0123456 |" in new
-    assert "| `yale` | default | 20 | 0.5 min | 0123456 |" in new
+    assert "| `tir` | paper | 50 | 1.5 min | 0123456 | AMD EPYC |" in new
+    assert "| `yale` | default | 20 | 0.5 min | 0123456 | not recorded |" in new
     assert "peers" not in new
 
 
