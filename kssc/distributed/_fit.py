@@ -297,7 +297,7 @@ def _fit(client, X, bounds, n_clusters, k, algorithm, metric, options, affinity,
     n = int(bounds[-1])
     start = perf_counter()
     U = _unit_blocks(client, X, bounds)
-    shuffled = {}
+    shuffled, search = {}, {}
     if algorithm == "exact":
         indices, _ = _neighbors.exact_neighbor_blocks(client, U, k, metric)
     else:
@@ -307,7 +307,7 @@ def _fit(client, X, bounds, n_clusters, k, algorithm, metric, options, affinity,
     wait(indices.futures)
     found = perf_counter()
     coef, n_iter, missed, shuffled["neighbour_rows"] = _coefficients.coefficients(
-        client, U, indices, k, options)
+        client, U, indices, k, options, search.get("lists"))
     solved = perf_counter()
     if missed:
         warn_caller(f"{missed} of {n} point(s) reached max_iter={options['max_iter']} in the "
@@ -330,7 +330,7 @@ def _fit(client, X, bounds, n_clusters, k, algorithm, metric, options, affinity,
     wait(labels.futures)
     done = perf_counter()
     recall = None if algorithm == "exact" else search["recall"]
-    del U, W
+    del U, W, search
     timings = {"neighbours": found - start, "coefficients": solved - found,
                "representation": solved - start, "spectral": done - solved,
                "total": done - start}

@@ -445,7 +445,8 @@ def _replicated_neighbor_blocks(client, U, k, metric, sample, settings, centroid
     sims = RowBlocks([part(client, f, 1) for f in blocks], U.bounds)
     return indices, sims, moved, {"algorithm": "ivf", "join": "replicated", "nlist": n_lists,
                                   "nprobe": n_probe, "recall": recall,
-                                  "recall_sample": int(sample.size)}
+                                  "recall_sample": int(sample.size),
+                                  "lists": RowBlocks(lists, U.bounds)}
 
 
 def approximate_neighbor_blocks(client, U, k, metric, rng, settings=None):
@@ -455,7 +456,9 @@ def approximate_neighbor_blocks(client, U, k, metric, rng, settings=None):
     partitioned by list: (indices, similarities) RowBlocks, the bytes moved (the replicas,
     or the row shuffle's database and query pieces) and the search's info ("algorithm":
     "ivf", or "exact" after the single machine's switch to the exact search, "join":
-    "replicated" or "partitioned", "nlist", "nprobe", "recall", "recall_sample")."""
+    "replicated" or "partitioned", "nlist", "nprobe", "recall", "recall_sample", and with
+    the IVF "lists": RowBlocks of every row's own list, the order `KSSC` codes the points
+    in)."""
     settings = IVF() if settings is None else settings
     n = U.n_rows
     dim = client.submit(lambda block: block.shape[1], U.futures[0]).result()
@@ -493,8 +496,8 @@ def approximate_neighbor_blocks(client, U, k, metric, rng, settings=None):
             short.append(part(client, merged, 2))
     indices, sims = _fill_short(client, U, indices, sims, short, k, metric)
     info = {"algorithm": "ivf", "join": "partitioned", "nlist": n_lists, "nprobe": n_probe,
-            "recall": recall,
-            "recall_sample": int(sample.size)}
+            "recall": recall, "recall_sample": int(sample.size),
+            "lists": RowBlocks([client.submit(own_lists, f) for f in joiner.probes], U.bounds)}
     shuffled = int(sum(client.gather(joiner.sizes)))
     return RowBlocks(indices, U.bounds), RowBlocks(sims, U.bounds), shuffled, info
 

@@ -303,6 +303,9 @@ def test_approximate_neighbours_are_the_single_machines_self_join(client, metric
     assert info["join"] == ("partitioned" if share == 0.0 else "replicated")
     assert [info[key] for key in ("nlist", "nprobe", "recall")] == [
         search[key] for key in ("nlist", "nprobe", "recall")]
+    # Every row's own list: the order in which one machine codes the points.
+    lists = np.concatenate(client.gather(info["lists"].futures))
+    np.testing.assert_array_equal(np.argsort(lists, kind="stable"), search["order"])
     found = np.concatenate(client.gather(indices.futures))
     # The same neighbours, but where two candidates tie to float32 rounding: the products
     # are cut into other blocks than on one machine (1 row of 3,000 with one query group).

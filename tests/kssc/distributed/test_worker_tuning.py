@@ -147,3 +147,28 @@ def test_blocks_are_grouped_per_thread_only_when_no_problem_grows():
     groups = _coefficients.coefficient_groups(bounds, 2, 2)
     assert [g.tolist() for g in groups] == [[0], [1], [2], [3]]
     assert len(_coefficients.coefficient_groups(bounds, 20, 8)) == 4
+
+
+def test_a_groups_points_are_coded_in_their_lists_order_to_the_same_codes(monkeypatch):
+    # The own lists of the group's two blocks give the coding order (as KSSC codes the
+    # IVF's lists); the codes are those of the points coded as they come.
+    X, _ = make_union_of_subspaces(120, ambient_dim=8, n_subspaces=2, subspace_dims=[3],
+                                   noise=0.01, random_state=0)
+    U = X / np.linalg.norm(X, axis=1, keepdims=True)
+    indices = np.argsort(-np.abs(U @ U.T), axis=1)[:, 1:7]
+    lists = [np.arange(70) % 3, np.arange(50) % 4]
+    options = {"lam": 0.1, "solver": "relaxed", "positive": True, "lam_mode": "absolute",
+               "l1_ratio": 1.0, "tol": 1e-8, "max_iter": 500}
+    orders, code = [], _coefficients.kssc_coefficients
+
+    def recorded(*args, order=None, **kwargs):
+        orders.append(order)
+        return code(*args, order=order, **kwargs)
+
+    monkeypatch.setattr(_coefficients, "kssc_coefficients", recorded)
+    as_they_come = _coefficients.solve_block((U, indices), options)
+    in_lists = _coefficients.solve_block((U, indices), options, None, *lists)
+    assert orders[0] is None
+    np.testing.assert_array_equal(orders[1], np.argsort(np.concatenate(lists), kind="stable"))
+    for got, expected in zip(in_lists, as_they_come, strict=True):
+        np.testing.assert_array_equal(got, expected)
