@@ -21,6 +21,9 @@ import numpy as np
 import scipy.linalg
 from joblib import cpu_count
 
+from ..coding.representation import numba_threads
+from ..spectral._products import csr_product
+
 _CUTOFF = 1e-12
 _EPS_FACTOR = 100
 
@@ -46,9 +49,6 @@ def halo_product(operator_block, *pieces):
     single machine's compiled product (`kssc.spectral._products.csr_product`, 0.89-0.96 s
     against scipy's 1.21-1.43 s for 500,000 rows of 40 entries times 14 float32 columns on
     one thread) on the worker's share of the cores (`kssc.distributed._worker_tuning`)."""
-    from ..coding.representation import numba_threads
-    from ..spectral._products import csr_product
-
     with numba_threads(cpu_count()):
         return csr_product(operator_block, np.concatenate(pieces))
 

@@ -9,9 +9,10 @@ Approximate: the single machine's IVF self-join (`kssc.neighbors._ann`), partiti
 (or on replicas, see below). Its centroids are trained on the client by the same spherical
 k-means on the same sample (gathered from the workers) and shipped to the workers as a
 task's result, which the scheduler recomputes if the worker holding it dies. Every row block
-finds each row's probed lists; each partition owns a contiguous range of lists holding about
-equal numbers of rows, and receives the rows whose own list it owns (the database shuffle)
-and, per query block, the rows probing one of its lists (the query shuffle). One task per
+finds each row's probed lists; each partition owns lists holding about equal numbers of
+rows, lists that rows probe together in one partition (`kssc.distributed._list_owners`), and
+receives the rows whose own list it owns (the database shuffle) and, per query block, the
+rows probing one of its lists (the query shuffle). One task per
 (partition, query block) runs the self-join's kernel on them; the per-point results are
 merged as a single join would have kept them. nprobe adapts as on one machine: the smallest
 from 8 whose probed lists hold the target share of a sample of rows' exact neighbours.
@@ -21,10 +22,11 @@ Where every worker can hold all rows (float64 and float32, with the lists' order
 broadcast join: each worker builds the single machine's index on its copy and joins its own
 blocks' rows with the single machine's kernels (`kssc.neighbors._ann.joined`, the recall
 sample's exact search too), so a row's neighbours are found once, in one place, as one
-machine's thread finds them. Split by list, a row probes lists in every partition (with 8
-probes and two partitions nearly every row does), each partition keeps its own k + 1
-candidates of the row from an empty top-k (a low threshold lets more points in) and
-re-scores them in float64, and the candidates are merged: docs/scaling.md measures both.
+machine's thread finds them. Split by list, a row whose probes reach several partitions
+(about a fifth of the rows on the scale data with two partitions) is joined in each of them:
+each keeps its own k + 1 candidates of the row from an empty top-k (a low threshold lets more
+points in) and re-scores them in float64, and the candidates are merged: docs/scaling.md
+measures both joins.
 """
 
 import numpy as np
@@ -46,6 +48,7 @@ from ..neighbors._exact import exact_search, rescore
 from ..neighbors._ivf_join import InvertedLists, join
 from ..neighbors._topk import empty_top_k, update_rows
 from ._blocks import RowBlocks, gather_rows, part, placements, shared
+from ._list_owners import list_owners, list_statistics
 
 # The rows (float64) of one partition's database, and of one join task's queries
 # (consecutive blocks), at most: a join task's inputs stay bounded whatever n, and each list's
@@ -133,11 +136,6 @@ class _ClusterRows:
 def block_probes(block, centroids, metric, n_probe):
     """The `n_probe` lists of every row of a block, its own (most similar) first."""
     return nearest_lists(np.asarray(block, dtype=np.float32), centroids, metric, n_probe)
-
-
-def list_counts(probes, n_lists):
-    """Rows per list (their own list: the first probe) of one block."""
-    return np.bincount(probes[:, 0], minlength=n_lists)
 
 
 def database_piece(block, start, probes, owner, p):
@@ -241,12 +239,6 @@ def merge_partitions(ids, k, *results):
     return np.take_along_axis(cand, order, 1), np.take_along_axis(sims, order, 1), short
 
 
-def _owner_of_lists(counts, n_parts):
-    """Contiguous ranges of lists with about equal numbers of points per partition."""
-    cumulative = np.cumsum(counts)
-    return np.minimum(n_parts - 1, (n_parts * (cumulative - counts) // max(1, cumulative[-1])))
-
-
 class _Join:
     """The self-join's routing on the cluster: every block's probes at `n_probe`, the owner
     partition of every list (one partition per worker thread, or more by `_TASK_BYTES`) and
@@ -278,9 +270,10 @@ class _Join:
                                      self.kept) for f in self.U.futures]
         if not first:
             return
-        counts = sum(client.gather([client.submit(list_counts, f, self.n_lists)
-                                    for f in self.probes]))
-        owner = _owner_of_lists(counts, self.n_parts).astype(np.int64)
+        statistics = client.gather([client.submit(list_statistics, f, self.n_lists)
+                                    for f in self.probes])
+        owner = list_owners(sum(c for c, _ in statistics), sum(g for _, g in statistics),
+                            self.n_parts)
         self.owner = shared(client, owner)
         pieces = [[client.submit(database_piece, f, start, probes, self.owner, p)
                    for p in range(self.n_parts)]
