@@ -1,7 +1,11 @@
-"""Distributed coefficient step: each group of blocks gathers its neighbours' rows, then codes
+"""Distributed coefficient step: each group of points gathers its neighbours' rows, then codes
 its points.
 
-Consecutive blocks form one group per worker thread. The neighbour rows a group needs are
+With the self-join split by list, a group is a partition's points: the rows of its lists,
+which it holds from the join, and whose neighbours are nearly all among them (lists that rows
+probe together share a partition); their codes go back to their blocks. Otherwise
+consecutive blocks form one group per worker thread (points in random order: a group's
+neighbours are nearly all rows). The neighbour rows a group needs are
 requested from the blocks outside it that hold them (the second shuffle: at most n_g * k rows
 for a group of n_g points); the group then calls the single-machine kernel
 `kssc.coding.representation.kssc_coefficients` on its own rows followed by the gathered
@@ -19,19 +23,27 @@ from ..coding.representation import kssc_coefficients, numba_threads
 from ._blocks import RowBlocks, concatenate, part, placements, rows_between, take_rows
 
 
-def local_problem(own, start, indices, *gathered):
+def local_problem(own, own_ids, indices, *gathered):
     """A group's own unit rows followed by the gathered ones, and its neighbour indices
-    re-indexed into them. `gathered` are (ids, rows) pairs from the owner blocks in block
-    order, each's ids ascending and drawn from `indices` (`_request`). The re-indexing reads
-    a table with a place for every row up to the largest index (8 bytes a row: at 10^6 rows
-    0.2 s, where a search of the ids took 1.3 s)."""
+    re-indexed into them. `own_ids`: the own rows' ids, a slice (consecutive blocks) or an
+    array (a partition's points); `gathered` are (ids, rows) pairs from the owner blocks in
+    block order, each's ids ascending and drawn from `indices` (`_request`). The re-indexing
+    reads a table with a place for every row up to the largest index (8 bytes a row: at 10^6
+    rows 0.2 s, where a search of the ids took 1.3 s)."""
     ids = np.concatenate([np.empty(0, dtype=np.int64)] + [g[0] for g in gathered])
     rows = np.concatenate([own] + [g[1] for g in gathered])
     n_own = own.shape[0]
-    place = np.empty(max(int(indices.max(initial=0)) + 1, start + n_own), dtype=np.int64)
-    place[start:start + n_own] = np.arange(n_own)
+    end = own_ids.stop if isinstance(own_ids, slice) else int(own_ids.max(initial=-1)) + 1
+    place = np.empty(max(int(indices.max(initial=0)) + 1, end), dtype=np.int64)
+    place[own_ids] = np.arange(n_own)
     place[ids] = n_own + np.arange(ids.size)
     return rows, place[indices]
+
+
+def partition_problem(database, indices, *gathered):
+    """`local_problem` of a partition of the split self-join: its points are its database's
+    rows (those of its lists, `kssc.distributed._neighbors.database_part`)."""
+    return local_problem(database[1], database[0], indices, *gathered)
 
 
 def block_scale(problem, positive):
@@ -58,12 +70,13 @@ def solve_block(problem, options, weight=None, *lists):
     return coef, n_iter, int((~converged).sum())
 
 
-def _request(indices, bounds, start, stop):
-    """Neighbour ids a group (rows start..stop-1) needs from every block, ascending, its own
-    rows excluded: by a mask over all rows, not a sort of the n_g * k ids."""
+def _request(indices, bounds, own_ids):
+    """Neighbour ids a group (its rows `own_ids`: a slice or ids) needs from every block,
+    ascending, its own rows excluded: by a mask over all rows, not a sort of the n_g * k
+    ids."""
     needed = np.zeros(bounds[-1], dtype=bool)
     needed[indices.ravel()] = True
-    needed[start:stop] = False
+    needed[own_ids] = False
     return [np.flatnonzero(needed[a:b]) + a for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
 
 
@@ -87,19 +100,16 @@ def coefficient_groups(bounds, k, n_threads):
     return groups
 
 
-def coefficients(client, U, indices, k, options, lists=None):
-    """Coefficients of every point: (coef RowBlocks, n_iter RowBlocks, points not converged,
-    bytes of neighbour rows moved between blocks). `lists`: RowBlocks of every row's own
-    inverted list (the IVF search's), the order in which each group codes its points.
-
-    The blocks are coded in `coefficient_groups`, each on its worker thread (`placements`):
-    where points are in random order each block's problem holds nearly every row, and a
-    group of blocks gathers the rows outside it once, not once per block (at 2 blocks per
-    worker, half the bytes moved and copied)."""
+def _block_problems(client, U, indices, k, lists):
+    """The problems of `coefficient_groups`, each on its worker thread (`placements`): where
+    points are in random order each block's problem holds nearly every row, and a group of
+    blocks gathers the rows outside it once, not once per block (at 2 blocks per worker, half
+    the bytes moved and copied). Returns (groups, homes, problems, their lists, bytes
+    futures)."""
     spans = U.spans()
     groups = coefficient_groups(U.bounds, k, sum(client.nthreads().values()))
     homes = placements(client, len(groups))
-    problems, moved = [], []
+    problems, orders, moved = [], [], []
     for group, home in zip(groups, homes, strict=True):
         a, b = int(group[0]), int(group[-1]) + 1
         start, stop = int(U.bounds[a]), int(U.bounds[b])
@@ -107,25 +117,98 @@ def coefficients(client, U, indices, k, options, lists=None):
         if b - a > 1:
             own = client.submit(concatenate, *U.futures[a:b], **home)
             near = client.submit(concatenate, *indices.futures[a:b], **home)
-        wanted = client.submit(_request, near, U.bounds, start, stop, **home)
+        wanted = client.submit(_request, near, U.bounds, slice(start, stop), **home)
         gathered = [client.submit(_with_ids, U.futures[c], part(client, wanted, c), c_start)
                     for c, (c_start, _) in enumerate(spans) if not a <= c < b]
         moved += [client.submit(_bytes, g) for g in gathered]
-        problems.append(client.submit(local_problem, own, start, near, *gathered, **home))
+        problems.append(client.submit(local_problem, own, slice(start, stop), near, *gathered,
+                                      **home))
+        orders.append([] if lists is None else lists.futures[a:b])
+    return groups, homes, problems, orders, moved
+
+
+def points_between(database, start, stop):
+    """A partition's points (its database's ids, ascending) among the rows start..stop-1."""
+    ids = database[0]
+    return ids[np.searchsorted(ids, start):np.searchsorted(ids, stop)]
+
+
+def placed_rows(start, n_rows, *pieces):
+    """Rows start..start+n_rows-1 from (ids, values) pieces that hold each of them once."""
+    values = pieces[1::2]
+    out = np.empty((n_rows, *values[0].shape[1:]), dtype=values[0].dtype)
+    for ids, part_values in zip(pieces[::2], values, strict=True):
+        out[ids - start] = part_values
+    return out
+
+
+def values_between(database, values, start, stop):
+    """The rows of `values` (one per database point) of the points among rows start..stop-1."""
+    ids = database[0]
+    return values[np.searchsorted(ids, start):np.searchsorted(ids, stop)]
+
+
+def _partition_problems(client, U, indices, partitions):
+    """One problem per partition of the split self-join, on its home worker: its points are
+    its lists' rows, which it holds already (its database), and their neighbours are nearly
+    all among them (`kssc.distributed._list_owners`), so it gathers few rows; the neighbour
+    indices of its points come from their blocks. Returns (homes, problems, their lists,
+    each partition's points per block, bytes futures)."""
+    spans = U.spans()
+    databases, homes = partitions
+    problems, orders, points, moved = [], [], [], []
+    for database, home in zip(databases, homes, strict=True):
+        mine = [client.submit(points_between, database, a, b, **home) for a, b in spans]
+        near = [client.submit(take_rows, indices.futures[c], mine[c], a)
+                for c, (a, _) in enumerate(spans)]
+        near = client.submit(concatenate, *near, **home)
+        own_ids = part(client, database, 0)
+        wanted = client.submit(_request, near, U.bounds, own_ids, **home)
+        gathered = [client.submit(_with_ids, U.futures[c], part(client, wanted, c), a)
+                    for c, (a, _) in enumerate(spans)]
+        moved += [client.submit(_bytes, g) for g in gathered]
+        problems.append(client.submit(partition_problem, database, near, *gathered, **home))
+        orders.append([part(client, database, 2)])
+        points.append(mine)
+    return homes, problems, orders, points, moved
+
+
+def coefficients(client, U, indices, k, options, lists=None, partitions=None):
+    """Coefficients of every point: (coef RowBlocks, n_iter RowBlocks, points not converged,
+    bytes of neighbour rows moved between blocks). `lists`: RowBlocks of every row's own
+    inverted list (the IVF search's), the order in which each group codes its points.
+    `partitions`: the split self-join's (databases, homes), whose partitions then code their
+    own lists' points (`_partition_problems`); else consecutive blocks are coded together
+    (`_block_problems`)."""
+    if partitions is None:
+        groups, homes, problems, orders, moved = _block_problems(client, U, indices, k, lists)
+    else:
+        homes, problems, orders, points, moved = _partition_problems(client, U, indices,
+                                                                     partitions)
     weight = None
     if options["lam_mode"] == "global":
         scales = client.gather([client.submit(block_scale, p, options["positive"])
                                 for p in problems])
         weight = options["lam"] * min(scales)
-    coef, n_iter, missed = [], [], []
-    for problem, group, home in zip(problems, groups, homes, strict=True):
-        own_lists = [] if lists is None else lists.futures[group[0]:group[-1] + 1]
-        solved = client.submit(solve_block, problem, options, weight, *own_lists, **home)
-        missed.append(part(client, solved, 2))
-        origin = U.bounds[group[0]]
-        for c in group:
-            lo, hi = int(U.bounds[c] - origin), int(U.bounds[c + 1] - origin)
-            coef.append(client.submit(rows_between, part(client, solved, 0), lo, hi))
-            n_iter.append(client.submit(rows_between, part(client, solved, 1), lo, hi))
+    solved = [client.submit(solve_block, problem, options, weight, *order, **home)
+              for problem, order, home in zip(problems, orders, homes, strict=True)]
+    missed = [part(client, f, 2) for f in solved]
+    if partitions is None:
+        coef, n_iter = [], []
+        for f, group in zip(solved, groups, strict=True):
+            origin = U.bounds[group[0]]
+            for c in group:
+                lo, hi = int(U.bounds[c] - origin), int(U.bounds[c + 1] - origin)
+                coef.append(client.submit(rows_between, part(client, f, 0), lo, hi))
+                n_iter.append(client.submit(rows_between, part(client, f, 1), lo, hi))
+    else:
+        coef, n_iter = [], []
+        for c, (a, b) in enumerate(U.spans()):
+            for out, j in ((coef, 0), (n_iter, 1)):
+                pieces = []
+                for database, f, mine in zip(partitions[0], solved, points, strict=True):
+                    pieces += [mine[c], client.submit(values_between, database,
+                                                      part(client, f, j), a, b)]
+                out.append(client.submit(placed_rows, a, b - a, *pieces))
     return (RowBlocks(coef, U.bounds), RowBlocks(n_iter, U.bounds), sum(client.gather(missed)),
             sum(client.gather(moved)))

@@ -307,7 +307,7 @@ def _fit(client, X, bounds, n_clusters, k, algorithm, metric, options, affinity,
     wait(indices.futures)
     found = perf_counter()
     coef, n_iter, missed, shuffled["neighbour_rows"] = _coefficients.coefficients(
-        client, U, indices, k, options, search.get("lists"))
+        client, U, indices, k, options, search.get("lists"), search.pop("partitions", None))
     solved = perf_counter()
     if missed:
         warn_caller(f"{missed} of {n} point(s) reached max_iter={options['max_iter']} in the "

@@ -449,9 +449,10 @@ def approximate_neighbor_blocks(client, U, k, metric, rng, settings=None):
     partitioned by list: (indices, similarities) RowBlocks, the bytes moved (the replicas,
     or the row shuffle's database and query pieces) and the search's info ("algorithm":
     "ivf", or "exact" after the single machine's switch to the exact search, "join":
-    "replicated" or "partitioned", "nlist", "nprobe", "recall", "recall_sample", and with
+    "replicated" or "partitioned", "nlist", "nprobe", "recall", "recall_sample", with
     the IVF "lists": RowBlocks of every row's own list, the order `KSSC` codes the points
-    in)."""
+    in, and split by list "partitions": every partition's database (its lists' ids, rows
+    and lists) and home, where the coefficient step codes those points)."""
     settings = IVF() if settings is None else settings
     n = U.n_rows
     dim = client.submit(lambda block: block.shape[1], U.futures[0]).result()
@@ -490,7 +491,8 @@ def approximate_neighbor_blocks(client, U, k, metric, rng, settings=None):
     indices, sims = _fill_short(client, U, indices, sims, short, k, metric)
     info = {"algorithm": "ivf", "join": "partitioned", "nlist": n_lists, "nprobe": n_probe,
             "recall": recall, "recall_sample": int(sample.size),
-            "lists": RowBlocks([client.submit(own_lists, f) for f in joiner.probes], U.bounds)}
+            "lists": RowBlocks([client.submit(own_lists, f) for f in joiner.probes], U.bounds),
+            "partitions": (joiner.databases, joiner.homes)}
     shuffled = int(sum(client.gather(joiner.sizes)))
     return RowBlocks(indices, U.bounds), RowBlocks(sims, U.bounds), shuffled, info
 

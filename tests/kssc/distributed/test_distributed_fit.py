@@ -416,6 +416,40 @@ def test_kssc_defaults_fit_as_on_one_machine(client):
     assert clustering_error(serial.labels_, spread.labels_.compute()) == 0.0
 
 
+@pytest.mark.parametrize("setting", ["paper", "generic"])
+def test_split_join_partitions_code_their_own_lists_points_as_one_machine(client, monkeypatch,
+                                                                         setting):
+    # Split by list, each partition codes the points of its lists (held since the join) and
+    # gathers only their neighbours outside them: the single machine's codes, and fewer
+    # neighbour rows moved than the replicated path's block groups move.
+    X, _ = _data(n=3000, seed=2)
+    params = {**preset_params(setting), "n_neighbors": 8, "random_state": 0,
+              "neighbor_algorithm": "approximate"}
+    serial = KSSC(3, **params).fit(X)
+    fits = {}
+    for share in (0.0, None):
+        with monkeypatch.context() as patch:
+            _join_by(patch, share)
+            fits[share] = kd.fit(da.from_array(X, chunks=(750, -1)), 3, client=client,
+                                 **params)
+    split = fits[0.0]
+    assert "rows_by_list" in split.shuffle_bytes_
+    neighbors = split.neighbors_.compute()
+    # The same neighbours but where candidates tie to float32 rounding (as the join's test).
+    same = (neighbors == serial.neighbors_).all(axis=1)
+    assert (~same).sum() <= 3
+    Z = coefficients_to_sparse(neighbors, split.coefficients_.compute(), X.shape[0])
+    if setting == "generic":
+        Z = max_normalize_rows(Z)
+    np.testing.assert_allclose(Z.toarray()[same], serial.representation_matrix_.toarray()[same],
+                               atol=1e-10)
+    np.testing.assert_array_equal(split.n_iter_.compute()[same], serial.n_iter_[same])
+    # The replicated path's block groups code the same points: the same labels.
+    assert clustering_error(fits[None].labels_.compute(), split.labels_.compute()) == 0.0
+    assert split.shuffle_bytes_["neighbour_rows"] < 0.5 * fits[None].shuffle_bytes_[
+        "neighbour_rows"]
+
+
 def test_the_settings_it_lacks_are_refused_by_name(client):
     X, _ = _data()
     data = da.from_array(X, chunks=(180, -1))

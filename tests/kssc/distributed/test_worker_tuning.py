@@ -124,7 +124,7 @@ def test_a_blocks_problem_holds_its_rows_then_the_neighbours_it_asked_for():
     bounds = np.array([0, 20, 35, 50])
     start, stop = 20, 35
     indices = rng.integers(0, 50, size=(stop - start, 6))
-    wanted = _coefficients._request(indices, bounds, start, stop)
+    wanted = _coefficients._request(indices, bounds, slice(start, stop))
     # Ascending, distinct, from their owner only, never the block's own rows.
     for (a, b), ids in zip(zip(bounds[:-1], bounds[1:], strict=True), wanted, strict=True):
         assert np.all(np.diff(ids) > 0) and np.all((ids >= a) & (ids < b))
@@ -133,7 +133,8 @@ def test_a_blocks_problem_holds_its_rows_then_the_neighbours_it_asked_for():
     expected = np.setdiff1d(indices, np.arange(start, stop))
     np.testing.assert_array_equal(asked, expected)
     gathered = [(ids, U[ids]) for ids in wanted if ids.size]
-    rows, local = _coefficients.local_problem(U[start:stop], start, indices, *gathered)
+    rows, local = _coefficients.local_problem(U[start:stop], slice(start, stop), indices,
+                                                *gathered)
     np.testing.assert_array_equal(rows[:stop - start], U[start:stop])
     np.testing.assert_array_equal(rows[local], U[indices])
 
