@@ -62,6 +62,8 @@ def solve_block(problem, options, weight=None, *lists):
     stay in cache); none: as they come. numba's threads: the worker's share of the cores
     (`kssc.distributed._worker_tuning`)."""
     rows, local = problem
+    if not local.shape[0]:  # a partition whose lists hold no point (duplicated points)
+        return np.zeros(local.shape), np.zeros(0, dtype=np.int64), 0
     lam_rows = None if weight is None else np.full(local.shape[0], weight)
     order = np.argsort(np.concatenate(lists), kind="stable") if lists else None
     with numba_threads(cpu_count()):

@@ -450,6 +450,22 @@ def test_split_join_partitions_code_their_own_lists_points_as_one_machine(client
         "neighbour_rows"]
 
 
+def test_a_partition_without_points_codes_nothing_and_changes_nothing(client, monkeypatch):
+    # Every list owned by partition 0 (as when duplicated points fill one list): partition 1
+    # holds no point; the fit codes the others as when both partitions hold points.
+    X, _ = _data(n=1200, seed=4)
+    params = {**PARAMS, "neighbor_algorithm": "approximate"}
+    _join_by(monkeypatch, 0.0)
+    both = kd.fit(da.from_array(X, chunks=(300, -1)), 3, client=client, **params)
+    monkeypatch.setattr(kd_neighbors, "list_owners",
+                        lambda counts, graph, n_parts: np.zeros(counts.size, dtype=np.int64))
+    one = kd.fit(da.from_array(X, chunks=(300, -1)), 3, client=client, **params)
+    np.testing.assert_array_equal(one.neighbors_.compute(), both.neighbors_.compute())
+    np.testing.assert_allclose(one.coefficients_.compute(), both.coefficients_.compute(),
+                               atol=1e-12)
+    np.testing.assert_array_equal(one.labels_.compute(), both.labels_.compute())
+
+
 def test_the_settings_it_lacks_are_refused_by_name(client):
     X, _ = _data()
     data = da.from_array(X, chunks=(180, -1))
