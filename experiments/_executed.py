@@ -3,8 +3,10 @@
 While a result is computed, `tracing()` records every code object of the project's folders
 (PROJECT_FOLDERS) that runs (a global `sys.settrace`/`threading.settrace` function that sees
 calls only, no line events), the data sets' checksum lists and metadata the run opened (an
-audit hook), and what a project subprocess (a `-m` module run) executed: it traces itself
-through a `sitecustomize` put first on its PYTHONPATH and hands its record back.
+audit hook), and what a project subprocess (a `-m` module run, a dask worker process)
+executed: it traces itself through a `sitecustomize` put first on its PYTHONPATH and hands
+its record back when it exits; a record taken while one that ran project code has not
+(`record` inside the trace, as a producer's sidecar is) says so, and is stale.
 
 `record(trace)` turns that into the sidecar's `executed`:
 
@@ -258,21 +260,44 @@ def _dispatcher_function(value):
 # --------------------------------------------------------------------------- tracing
 
 class Trace:
-    """The code objects, data files and subprocess records of one traced run."""
+    """The code objects, data files and subprocess records of one traced run.
 
-    def __init__(self):
+    `folder` is where the traced subprocesses hand back their records; a subprocess's own
+    trace has a `marker` there, a file it writes when it first runs project code and removes
+    once its record is in place, so that a record taken while a project subprocess still
+    runs (or after one was killed) says so (`unfinished`)."""
+
+    def __init__(self, folder=None, marker=None):
         self.codes = {}
         self.data = set()
         self.children = []
         self.sidecars = []  # the sidecars moved into place during the trace (`os.replace`)
         self.earlier = {}  # sidecar path -> the `commands` it held when first read
         self.prefixes = tuple(str(REPO_ROOT / folder) + os.sep for folder in PROJECT_FOLDERS)
+        self.folder, self.marker = folder, marker
+        self.gathered = set()
 
     def call(self, frame, event, arg):
         code = frame.f_code
         if id(code) not in self.codes:
             self.codes[id(code)] = code
+            if self.marker is not None and code.co_filename.startswith(self.prefixes) \
+                    and code.co_filename != __file__:
+                Path(self.marker).touch()
+                self.marker = None
         return None
+
+    def gather(self):
+        """Take in the records the subprocesses have handed back so far; the number of
+        project subprocesses that have not (still running, or killed)."""
+        if self.folder is None or not os.path.isdir(self.folder):
+            return 0
+        for path in sorted(Path(self.folder).glob("*.json")):
+            self.children.append(json.loads(path.read_text()))
+            self.gathered.add(path.stem)
+            path.unlink()
+        return sum(path.stem not in self.gathered
+                   for path in Path(self.folder).glob(f"*{_MARKER}"))
 
     def project_codes(self):
         # A snapshot: the trace may still be running (a producer's sidecar is written in it).
@@ -338,16 +363,16 @@ def _forget_read_lists():
 
 
 @contextmanager
-def tracing():
+def tracing(marker=None):
     """Trace the block: yields a `Trace` (pass it to `record`). Traces nest (the inner one
-    also feeds the outer)."""
-    trace = Trace()
+    also feeds the outer). `marker`: a traced subprocess's (see `Trace`)."""
+    children = tempfile.mkdtemp(prefix="executed-")
+    trace = Trace(children, marker)
     if not _HOOKED:
         sys.addaudithook(_audit)
         _HOOKED.append(True)
     _forget_read_lists()
     outer = sys.gettrace()
-    children = tempfile.mkdtemp(prefix="executed-")
     saved = {key: os.environ.get(key) for key in ("PYTHONPATH", _ENV_DIR)}
     _write_sitecustomize(children)
     os.environ[_ENV_DIR] = children
@@ -373,26 +398,27 @@ def tracing():
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
-        for path in Path(children).glob("*.json"):
-            trace.children.append(json.loads(path.read_text()))
+        trace.gather()
+        for path in Path(children).iterdir():
             path.unlink()
-        Path(children, "sitecustomize.py").unlink(missing_ok=True)
         os.rmdir(children)
 
 
+_MARKER = ".running"
 _SITECUSTOMIZE = """\
-import atexit, json, os, tempfile
+import atexit, json, os, time
 from experiments import _executed
-_folder = os.environ["{env}"]
-_context = _executed.tracing()
+_name = os.path.join(os.environ["{env}"], f"{{os.getpid()}}-{{time.time_ns()}}")
+_context = _executed.tracing(_name + "{marker}")
 _trace = _context.__enter__()
 def _dump():
     _context.__exit__(None, None, None)
     try:
-        handle, path = tempfile.mkstemp(dir=_folder, suffix=".part")
-        with os.fdopen(handle, "w") as out:
+        with open(_name + ".part", "w") as out:
             json.dump(_executed.record(_trace), out)
-        os.replace(path, path[:-5] + ".json")
+        os.replace(_name + ".part", _name + ".json")
+        if os.path.exists(_name + "{marker}"):
+            os.unlink(_name + "{marker}")
     except OSError:  # the tracing run has ended: nobody reads this record
         pass
 atexit.register(_dump)
@@ -400,7 +426,8 @@ atexit.register(_dump)
 
 
 def _write_sitecustomize(folder):
-    Path(folder, "sitecustomize.py").write_text(_SITECUSTOMIZE.format(env=_ENV_DIR))
+    Path(folder, "sitecustomize.py").write_text(_SITECUSTOMIZE.format(env=_ENV_DIR,
+                                                                      marker=_MARKER))
 
 
 # --------------------------------------------------------------------------- the record
@@ -433,13 +460,22 @@ _RECORDS = {}
 def record(trace):
     """The sidecar's `executed` of a finished trace (see the module docstring).
 
+    The records the subprocesses have handed back so far join (a producer writes its
+    sidecar inside its trace, after its worker processes have ended); `unfinished` counts
+    the project subprocesses that had not (present only when there are any: `changes` then
+    calls the result stale).
+
     Within a process, traces that ran the same code objects and read the same data files
     give one record, computed once (a run of 15,000 small trials records each trial)."""
+    unfinished = trace.gather()
     key = (frozenset(trace.project_codes()), frozenset(trace.data),
            json.dumps(trace.children, sort_keys=True))
     if key not in _RECORDS:
         _RECORDS[key] = _record(trace)
-    return copy.deepcopy(_RECORDS[key])
+    found = copy.deepcopy(_RECORDS[key])
+    if unfinished:
+        found["unfinished"] = found.get("unfinished", 0) + unfinished
+    return found
 
 
 def _record(trace):
@@ -565,7 +601,9 @@ def merge(*records):
         for part in merged:
             for name, digest in ((one or {}).get(part) or {}).items():
                 merged[part].setdefault(name, digest)
-    return {part: dict(sorted(values.items())) for part, values in merged.items()}
+    merged = {part: dict(sorted(values.items())) for part, values in merged.items()}
+    unfinished = sum((one or {}).get("unfinished", 0) for one in records)
+    return {**merged, "unfinished": unfinished} if unfinished else merged
 
 
 # --------------------------------------------------------------------------- changes
@@ -652,6 +690,9 @@ def changes(executed, index=None, *, packages=True):
     "data ..."); empty when the result is current."""
     index = index or Index()
     found = function_changes(executed.get("functions") or {}, index)
+    if executed.get("unfinished"):
+        found.append(f"the record misses {executed['unfinished']} project subprocess(es) "
+                     "that had not handed back their record when it was taken (rerun it)")
     constants = executed.get("constants") or {}
     now = constant_digests(constants, index)
     found += [f"constant {key} changed" for key, digest in constants.items()

@@ -21,6 +21,7 @@ from joblib import cpu_count
 from .._predict import global_weight
 from ..coding.representation import kssc_coefficients, numba_threads
 from ._blocks import RowBlocks, concatenate, part, placements, rows_between, take_rows
+from ._neighbors import queries_between
 
 
 def local_problem(own, own_ids, indices, *gathered):
@@ -137,17 +138,10 @@ def points_between(database, start, stop):
 
 def placed_rows(start, n_rows, *pieces):
     """Rows start..start+n_rows-1 from (ids, values) pieces that hold each of them once."""
-    values = pieces[1::2]
-    out = np.empty((n_rows, *values[0].shape[1:]), dtype=values[0].dtype)
-    for ids, part_values in zip(pieces[::2], values, strict=True):
-        out[ids - start] = part_values
+    out = np.empty((n_rows, *pieces[0][1].shape[1:]), dtype=pieces[0][1].dtype)
+    for ids, values in pieces:
+        out[ids - start] = values
     return out
-
-
-def values_between(database, values, start, stop):
-    """The rows of `values` (one per database point) of the points among rows start..stop-1."""
-    ids = database[0]
-    return values[np.searchsorted(ids, start):np.searchsorted(ids, stop)]
 
 
 def _partition_problems(client, U, indices, partitions):
@@ -155,10 +149,10 @@ def _partition_problems(client, U, indices, partitions):
     its lists' rows, which it holds already (its database), and their neighbours are nearly
     all among them (`kssc.distributed._list_owners`), so it gathers few rows; the neighbour
     indices of its points come from their blocks. Returns (homes, problems, their lists,
-    each partition's points per block, bytes futures)."""
+    bytes futures)."""
     spans = U.spans()
     databases, homes = partitions
-    problems, orders, points, moved = [], [], [], []
+    problems, orders, moved = [], [], []
     for database, home in zip(databases, homes, strict=True):
         mine = [client.submit(points_between, database, a, b, **home) for a, b in spans]
         near = [client.submit(take_rows, indices.futures[c], mine[c], a)
@@ -171,8 +165,7 @@ def _partition_problems(client, U, indices, partitions):
         moved += [client.submit(_bytes, g) for g in gathered]
         problems.append(client.submit(partition_problem, database, near, *gathered, **home))
         orders.append([part(client, database, 2)])
-        points.append(mine)
-    return homes, problems, orders, points, moved
+    return homes, problems, orders, moved
 
 
 def coefficients(client, U, indices, k, options, lists=None, partitions=None):
@@ -185,8 +178,7 @@ def coefficients(client, U, indices, k, options, lists=None, partitions=None):
     if partitions is None:
         groups, homes, problems, orders, moved = _block_problems(client, U, indices, k, lists)
     else:
-        homes, problems, orders, points, moved = _partition_problems(client, U, indices,
-                                                                     partitions)
+        homes, problems, orders, moved = _partition_problems(client, U, indices, partitions)
     weight = None
     if options["lam_mode"] == "global":
         scales = client.gather([client.submit(block_scale, p, options["positive"])
@@ -207,10 +199,8 @@ def coefficients(client, U, indices, k, options, lists=None, partitions=None):
         coef, n_iter = [], []
         for c, (a, b) in enumerate(U.spans()):
             for out, j in ((coef, 0), (n_iter, 1)):
-                pieces = []
-                for database, f, mine in zip(partitions[0], solved, points, strict=True):
-                    pieces += [mine[c], client.submit(values_between, database,
-                                                      part(client, f, j), a, b)]
+                pieces = [client.submit(queries_between, (part(client, d, 0), part(client, f, j)),
+                                        a, b) for d, f in zip(partitions[0], solved, strict=True)]
                 out.append(client.submit(placed_rows, a, b - a, *pieces))
     return (RowBlocks(coef, U.bounds), RowBlocks(n_iter, U.bounds), sum(client.gather(missed)),
             sum(client.gather(moved)))

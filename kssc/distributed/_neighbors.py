@@ -210,8 +210,8 @@ def join_partition(database, n_lists, k1, metric, *pieces):
 
 
 def queries_between(result, start, stop):
-    """The rows of a `join_partition` result (its query ids ascending) for the queries
-    start..stop-1."""
+    """The rows of arrays whose first holds ascending ids (a `join_partition` result, or a
+    partition's ids and coefficients) for the ids start..stop-1."""
     a, b = np.searchsorted(result[0], [start, stop])
     return tuple(array[a:b] for array in result)
 

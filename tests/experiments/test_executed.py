@@ -3,6 +3,8 @@ and the changes that make it stale (issue 40.2): a change reached only beyond th
 is caught, a comment or a docstring is not, nor a pure move; a constant a kernel reads is."""
 
 import shutil
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -145,6 +147,51 @@ def test_a_project_subprocess_is_traced_and_data_lists_read_are_recorded():
     record = _executed.record(trace)
     assert "experiments.publish.feeds:in_suite" in record["functions"]
     assert "kssc/datasets/checksums/tir.sha256" in record["data"]
+
+
+def test_a_record_taken_inside_the_trace_holds_the_subprocesses_that_have_ended():
+    """A producer writes its sidecar inside its trace: the records of subprocesses that have
+    ended join it; one that runs project code and has not ended makes it unfinished (stale);
+    a subprocess that runs no project code (python's own helpers) does not."""
+    import subprocess
+    import sys
+
+    code = "from experiments.publish.feeds import in_suite; in_suite('tir'); input()"
+    with _executed.tracing() as trace:
+        quiet = subprocess.Popen([sys.executable, "-c", "input()"], stdin=subprocess.PIPE,
+                                 cwd=REPO_ROOT)
+        busy = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
+                                cwd=REPO_ROOT)
+        for _ in range(600):  # until the child has run project code (its marker)
+            if list(Path(trace.folder).glob("*.running")):
+                break
+            time.sleep(0.05)
+        running = _executed.record(trace)
+        busy.communicate(b"\n", timeout=60)
+        ended = _executed.record(trace)
+        quiet.communicate(b"\n", timeout=60)
+    assert running["unfinished"] == 1
+    assert "experiments.publish.feeds:in_suite" not in running["functions"]
+    assert any("1 project subprocess" in reason for reason in _executed.changes(running))
+    assert "unfinished" not in ended
+    assert "experiments.publish.feeds:in_suite" in ended["functions"]
+    assert _executed.changes(ended) == []
+
+
+def test_a_dask_worker_process_hands_back_what_its_tasks_ran():
+    """Tasks run on worker processes of a LocalCluster: the record taken after the cluster
+    closes, inside the trace (as bench_distributed's sidecar is), holds the task's function."""
+    distributed = pytest.importorskip("distributed")
+    from kssc.distributed._blocks import unit_block
+
+    with _executed.tracing() as trace:
+        with (distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                       dashboard_address=None) as cluster,
+              distributed.Client(cluster) as client):
+            client.submit(unit_block, np.ones((4, 3))).result()
+        record = _executed.record(trace)
+    assert "kssc.distributed._blocks:unit_block" in record["functions"]
+    assert "unfinished" not in record
 
 
 def test_extreme_tasks_reach_every_value_and_the_largest_and_smallest_cells():
