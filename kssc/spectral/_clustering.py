@@ -212,7 +212,11 @@ def arpack_top(P, n_vectors, v0, tol=0.0, fallback=None):
 
 def _multilevel_top(P, n_vectors, random_state, tol, max_iter=200):
     """Largest eigenpairs of P from the coarse graph's (`kssc.spectral._multilevel`), signs
-    fixed."""
+    fixed; ARPACK's on P (`arpack_top`, from the vector the "arpack" route draws) when
+    LOBPCG does not reach `tol` in `max_iter` products: where the aggregates mix the
+    clusters the start is far from the eigenvectors (10^5 points with 20 random candidates
+    each: 296 aggregates, about a fifth of each aggregate's points in its largest cluster),
+    LOBPCG stalled at a residual of 0.38 and its labels were 4.9 % wrong, ARPACK's 0 %."""
     P = sp.csr_matrix(P)
     # The N-Cut matrix's diagonal is offset / d_i (`_normalized_affinity`): 1 / P_ii gives
     # the degrees' proportions. Without the offset, equal weights: any positive weights give
@@ -225,7 +229,10 @@ def _multilevel_top(P, n_vectors, random_state, tol, max_iter=200):
 
     start = _multilevel.coarse_start(P, degrees, n_vectors, solve,
                                      dtype=_multilevel.refine_dtype(tol))
-    values, vectors = _multilevel.refine(P, start, tol, max_iter)
+    values, vectors, residual = _multilevel.refine(P, start, tol, max_iter)
+    if residual > tol:
+        v0 = check_random_state(random_state).uniform(-1.0, 1.0, P.shape[0])
+        values, vectors = arpack_top(_multilevel.with_values(P, np.float64), n_vectors, v0)
     return values, _fix_signs(vectors)
 
 

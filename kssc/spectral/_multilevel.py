@@ -14,10 +14,8 @@ products (Lanczos from a random vector needs hundreds of single ones).
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import eigh
-from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
-from ..utils._warnings import warn_caller
 
 # Aggregate until the coarse graph has at most this many points (ARPACK's range in
 # `kssc.spectral`), never below _MIN_PER_VECTOR aggregates per wanted vector (a coarser
@@ -124,8 +122,10 @@ def _ritz(S, AS, width, p):
 
 def refine(P, start, tol, max_iter):
     """LOBPCG (Knyazev 2001, no preconditioner) on P from `start` to the residual tolerance
-    `tol`, at most `max_iter` block products after the first: (values, vectors), descending,
-    warning when it stops short.
+    `tol`, at most `max_iter` block products after the first: (values, vectors, largest
+    residual norm), descending; the caller checks the residual against `tol` (a start far from
+    the invariant subspace may not converge, and in float32 its Ritz values can then exceed
+    P's eigenvalues).
 
     Iterates in `refine_dtype(tol)` on two n x 3p blocks S = [X, R, D] and P S: each
     iteration one block product (`kssc.spectral._products.csr_product`, every core), the
@@ -160,8 +160,4 @@ def refine(P, start, tol, max_iter):
                 break
             AS[:, p:2 * p] = csr_product(P, S[:, p:2 * p])
             width = 3 * p if width > p else 2 * p
-    if residual > tol:
-        warn_caller(f"the multilevel eigensolver's LOBPCG stopped at residual {residual:.2g} "
-                    f"above tol={tol:g} in {max_iter} iterations: the embedding may be "
-                    "inaccurate; use solver='arpack'.", ConvergenceWarning)
-    return values.astype(np.float64), S[:, :p].astype(np.float64)
+    return values.astype(np.float64), S[:, :p].astype(np.float64), float(residual)

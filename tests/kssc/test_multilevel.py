@@ -6,7 +6,6 @@ import pytest
 import scipy.sparse as sp
 from scipy.linalg import eigh
 from scipy.sparse.linalg import eigsh
-from sklearn.exceptions import ConvergenceWarning
 
 from kssc import clustering_error
 from kssc.spectral import _clustering as spectral
@@ -90,7 +89,7 @@ def test_coarse_start_is_orthonormal_and_near_the_eigenvectors(block_graph):
     np.testing.assert_allclose(start.T @ start, np.eye(4), atol=1e-10)
     reference = eigh(P.toarray(), subset_by_index=[P.shape[0] - 4, P.shape[0] - 1])[1]
     assert _cosines(reference, start).min() > 0.9
-    _, refined = _multilevel.refine(P, start, tol=1e-8, max_iter=200)
+    _, refined, _ = _multilevel.refine(P, start, tol=1e-8, max_iter=200)
     np.testing.assert_allclose(_cosines(reference, refined), 1.0, atol=1e-8)
 
 
@@ -124,12 +123,26 @@ def test_auto_is_arpack_up_to_the_threshold_and_multilevel_above(monkeypatch, bl
         np.testing.assert_array_equal(auto[1], chosen[1])
 
 
-def test_refinement_warns_when_it_stops_short_of_its_tolerance(block_graph):
+def test_refinement_reports_the_residual_it_stopped_at(block_graph):
     W, _ = block_graph(3, 300, seed=4)
     P, _ = _normalized_affinity(W)
     start = np.random.default_rng(0).standard_normal((P.shape[0], 3))
-    with pytest.warns(ConvergenceWarning, match="stopped at residual"):
-        _multilevel.refine(P, start, tol=1e-12, max_iter=1)
+    values, vectors, residual = _multilevel.refine(P, start, tol=1e-12, max_iter=1)
+    assert residual == pytest.approx(np.linalg.norm(P @ vectors - vectors * values, axis=0).max(),
+                                     rel=1e-6)
+    assert residual > 1e-6
+
+
+def test_the_multilevel_route_gives_way_to_arpack_where_lobpcg_stops_short(block_graph):
+    """LOBPCG held to a tolerance it cannot reach in one product: the eigenpairs are ARPACK's
+    from the vector the "arpack" route draws (its start's, the same seed)."""
+    W, _ = block_graph(4, 300, seed=5)
+    P, _ = _normalized_affinity(W)
+    values, vectors = spectral._multilevel_top(P, 4, 0, tol=1e-12, max_iter=1)
+    reference = top_eigenvectors(P, 4, random_state=0, dense_limit=10, solver="arpack")
+    np.testing.assert_allclose(np.sort(values), np.sort(reference[0]), rtol=1e-10)
+    overlap = np.linalg.svd(vectors.T @ reference[1], compute_uv=False)
+    np.testing.assert_allclose(overlap, 1.0, atol=1e-8)
 
 
 def test_refinement_at_a_loose_tolerance_iterates_in_float32_and_keeps_the_labels(
@@ -142,7 +155,8 @@ def test_refinement_at_a_loose_tolerance_iterates_in_float32_and_keeps_the_label
     seen = []
     monkeypatch.setattr(_products, "csr_product",
                         lambda A, X: seen.append((A.dtype, X.dtype)) or A @ X)
-    values, vectors = _multilevel.refine(P, start, tol=1e-3, max_iter=200)
+    values, vectors, residual = _multilevel.refine(P, start, tol=1e-3, max_iter=200)
+    assert residual <= 1e-3
     assert seen and set(seen) == {(np.dtype(np.float32), np.dtype(np.float32))}
     assert vectors.dtype == values.dtype == np.float64
     residual = np.linalg.norm(P @ vectors - vectors * values, axis=0)
