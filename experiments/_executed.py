@@ -36,6 +36,7 @@ import importlib
 import importlib.metadata
 import json
 import os
+import shutil
 import sys
 import tempfile
 import threading
@@ -399,9 +400,8 @@ def tracing(marker=None):
             else:
                 os.environ[key] = value
         trace.gather()
-        for path in Path(children).iterdir():
-            path.unlink()
-        os.rmdir(children)
+        # A subprocess that outlives the trace finds no folder and keeps its record.
+        shutil.rmtree(children, ignore_errors=True)
 
 
 _MARKER = ".running"
