@@ -197,7 +197,7 @@ def coefficients(client, U, indices, k, options, lists=None, partitions=None):
                 n_iter.append(client.submit(rows_between, part(client, f, 1), lo, hi))
     else:
         coef, n_iter = [], []
-        for c, (a, b) in enumerate(U.spans()):
+        for a, b in U.spans():
             for out, j in ((coef, 0), (n_iter, 1)):
                 pieces = [client.submit(queries_between, (part(client, d, 0), part(client, f, j)),
                                         a, b) for d, f in zip(partitions[0], solved, strict=True)]

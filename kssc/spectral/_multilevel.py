@@ -16,7 +16,6 @@ import scipy.sparse as sp
 from scipy.linalg import eigh
 from threadpoolctl import threadpool_limits
 
-
 # Aggregate until the coarse graph has at most this many points (ARPACK's range in
 # `kssc.spectral`), never below _MIN_PER_VECTOR aggregates per wanted vector (a coarser
 # level may merge clusters: it is not taken).
