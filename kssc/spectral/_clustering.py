@@ -108,7 +108,8 @@ def top_eigenvectors(P, n_vectors, random_state=None, dense_limit=_DENSE_LIMIT, 
     `eigsh`, matrix-vector products only) started from a vector drawn from `random_state`;
     "multilevel": the eigenvectors of P restricted to aggregates of its graph, prolonged and
     refined by LOBPCG on P to the residual tolerance `tol` (default 1e-3;
-    `kssc.spectral._multilevel`): 5-25x less CPU time than ARPACK's on k-SSC's affinities of 10^5 to
+    `kssc.spectral._multilevel`; ARPACK's pairs where LOBPCG does not reach it, as where the
+    aggregates mix the clusters): 5-25x less CPU time than ARPACK's on k-SSC's affinities of 10^5 to
     10^6 points, for the same labels (docs/scaling.md, "Eigen-solver";
     benchmarks/bench_spectral.py); "lobpcg": LOBPCG on I - P for its smallest eigenvalues,
     from a block drawn from `random_state`, preconditioned by a smoothed-aggregation AMG
